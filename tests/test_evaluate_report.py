@@ -1,0 +1,63 @@
+"Figures and tables rebuilt from records alone: PNGs render, are non-empty and of sane size."
+import json, shutil, sys
+from pathlib import Path
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import evaltoy  # the throwaway arena in tests/evaltoy
+
+from bazaarbatna.evaluate import run_eval, read_records, RESULTS_FILE
+from bazaarbatna.report import build_report, marketplace_rows
+
+def _check_png(path):
+    from matplotlib.image import imread
+    p = Path(path)
+    assert p.exists() and p.stat().st_size > 8_000, p
+    img = imread(p)
+    h, w = img.shape[:2]
+    assert 300 <= w <= 4000 and 200 <= h <= 4000, (p, w, h)
+    assert img[..., :3].std() > 0.02, f"{p} is blank"
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    evaltoy.register()
+    d = tmp_path_factory.mktemp("run")
+    run_eval("evaltoy", None, ["eager", "expert", "patient", "junk"], "eval:5", d, workers=2, progress=False, transcripts=2)
+    return d
+
+def test_report_from_records_alone(run_dir, tmp_path):
+    # copy only what a tournament leaves on disk (records and transcripts): the report needs nothing else
+    d = tmp_path / "copy"
+    shutil.copytree(run_dir, d, ignore=shutil.ignore_patterns("summary.json"))
+    rep = build_report(d)
+    assert rep["n_records"] == 2 * 4 * 5
+    ar = rep["arenas"]["evaltoy"]
+    assert ar["leader"] == "expert" and ar["expert_first"] and ar["expert_rank"] == 1
+    assert set(ar["figures"]) == {"bars", "rewards", "before_after"}
+    for f in rep["figures"]: _check_png(f)
+    md = Path(rep["tables"]).read_text()
+    for s in ("### Ranking over all tasks", "### Per task", "### Paired difference", "![baseline bars](figures/bars_evaltoy.png)",
+              "Before vs after: `junk` → `expert`"):
+        assert s in md, s
+    tj = json.loads((d / "tables.json").read_text())
+    assert [r["policy"] for r in tj["evaltoy"]["ranking"]][0] == "expert"
+    ba = Path(ar["before_after"]["markdown"]).read_text()
+    assert "## Before: `junk`" in ba and "## After: `expert`" in ba and "error: not_json" in ba
+    # same records, same tables
+    first = md
+    assert Path(build_report(d)["tables"]).read_text() == first
+
+def test_before_after_pair_can_be_chosen(run_dir):
+    rep = build_report(run_dir, before="eager", after="patient", task="long", seed=100_001)
+    ba = rep["arenas"]["evaltoy"]["before_after"]
+    assert (ba["before"], ba["after"], ba["task"], ba["seed"]) == ("eager", "patient", "long", 100_001)
+    _check_png(ba["figure"])
+
+def test_marketplace_rows_from_extras():
+    recs = [dict(task="marketplace_arena", seed=1, policy="expert",
+                 extras={"buyers": [{"name": "expert", "outcome": "accept", "round": 3, "price": 41.0},
+                                    {"name": "lowball", "outcome": "walk", "round": 5, "price": None}]})]
+    rows = marketplace_rows(recs)
+    assert [(r["buyer"], r["outcome"], r["round"], r["price"]) for r in rows] == [("expert", "accept", 3, 41.0), ("lowball", "walk", 5, None)]
+    assert marketplace_rows([dict(task="t", seed=1, policy="p", extras={})]) == []
