@@ -1,125 +1,198 @@
-"Headless tests of the widget UI: set values, click buttons, assert on the transcript and the displayed HTML."
+"Headless tests of the widget UI: set values, click buttons, assert on the transcript and on the displayed HTML."
 import json, pytest
 pytest.importorskip("ipywidgets")
 from bazaarbatna import ui
 from bazaarbatna.core import Transcript
 import ui_toy
 
-@pytest.fixture(scope="module")
-def toy():
-    return ui_toy.install()
-
-def offer(p, price, message=""):
+def offer(p, price, message="", action="offer"):
     p.form.inputs["price"].value = price
     p.form.inputs["message"].value = message
-    p.form.buttons["offer"].click()
+    p.form.buttons[action].click()
 
-def test_play_full_negotiation_as_buyer(toy):
-    p = ui.Play(toy)
-    assert "Pure brass" in p.board.chat.value and "5</span> rounds left" in p.board.status.value
-    assert p.form.buttons["accept"].disabled and not p.form.buttons["offer"].disabled  # nothing to accept yet
-    offer(p, "300", "300 chalega?")
+def state(p):
+    "Everything a refused input must leave unchanged."
+    return (p.transcript.to_json(), json.dumps(p.obs, sort_keys=True, default=str), p.done, p.board.chat.value, p.board.plot.value,
+            repr(p.env.snapshot()))
+
+# ---- bazaar, human buyer ------------------------------------------------------------------------------
+def test_play_bazaar_buyer_full_negotiation():
+    p = ui.Play("bazaar", task="single_deal", seed=0)
+    assert p.error_text == "" and "You are the buyer" in p.notice.value
+    ask0, budget = p.obs["ask"], p.obs["budget"]
+    assert "8</span> rounds left" in p.board.status.value and "budget" in p.board.plot.value
+    assert p.transcript.turns[0].speaker == "seller" and p.board.chat.value.count("bb-bubble bb-seller") == 1
+    price = round(budget * .5, 2)
+    offer(p, str(price), "Bhaiya, thoda kam karo")
     assert p.error_text == ""
-    t = p.transcript.turns
-    assert (t[1].speaker, t[1].action, t[1].price, t[1].message) == ("buyer", "offer", 300.0, "300 chalega?")
-    assert t[2].speaker == "seller" and t[2].action == "counter"
-    # the seller's tells are highlighted with signal and score
-    assert 'data-signal="deception"' in p.board.chat.value and "deception 0.75" in p.board.chat.value
-    assert p.board.plot.value.count("<polyline") == 2 and "budget" in p.board.plot.value
-    assert "4</span> rounds left" in p.board.status.value
-    assert p.form.inputs["message"].value == ""  # the message box is cleared after a move
-    offer(p, "₹450")  # a currency sign is fine
-    assert p.done and p.episode["deal"] and p.episode["price"] == 450.0
-    assert "Deal at ₹450" in p.board.chat.value and "Game over" in p.notice.value
+    buyer = [t for t in p.transcript.turns if t.speaker == "buyer"]
+    assert (buyer[-1].action, buyer[-1].price, buyer[-1].message) == ("offer", price, "Bhaiya, thoda kam karo")
+    assert p.transcript.turns[-1].speaker == "seller" and "7</span> rounds left" in p.board.status.value
+    assert 'data-speaker="buyer"' in p.board.plot.value and 'data-speaker="seller"' in p.board.plot.value
+    assert "Bhaiya, thoda kam karo" in p.board.chat.value and p.form.inputs["message"].value == ""
+    # raise step by step until the seller accepts or the rounds run out; accept when the ask is affordable
+    for _ in range(10):
+        if p.done: break
+        if not p.form.buttons["accept"].disabled and p.obs["ask"] <= price * 1.05: p.form.buttons["accept"].click(); break
+        price = min(budget, round(price + (budget - price) * .4, 2))
+        offer(p, str(price))
+        assert p.error_text == ""
+    assert p.done and p.episode is not None
     assert all(b.disabled for b in p.form.buttons.values())
+    assert "Game over" in p.notice.value and 'class="bb-banner"' in p.board.chat.value
+    assert p.transcript.meta["arena"] == "bazaar" and len(p.transcript.turns) >= 3
 
-@pytest.mark.parametrize("price,expect", [("", "please enter the price"), ("abc", "must be a number"), ("nan", "finite"),
-                                          ("-5", ">= 0.01"), ("700", "above your budget")])
-def test_bad_price_is_refused_and_changes_nothing(toy, price, expect):
-    p = ui.Play(toy)
-    before = (p.transcript.to_json(), p.env.invalid, p.env.round, p.board.chat.value)
+def test_tells_are_highlighted_with_signal_and_score():
+    # seed 0 of single_deal opens with a cue; any seller tell must be shown as a <mark> plus a chip
+    for seed in range(6):
+        p = ui.Play("bazaar", task="deceptive_seller", seed=seed)
+        offer(p, str(round(p.obs["budget"] * .4, 2)))
+        tells = [x for t in p.transcript.turns if t.speaker == "seller" for x in t.data.get("tells", [])]
+        if tells: break
+    assert tells, "no seller tells in 6 seeds of deceptive_seller"
+    x = tells[0]
+    assert f'data-signal="{x["signal"]}"' in p.board.chat.value
+    assert f'{x["signal"]} {x["score"]:.2f}' in p.board.chat.value and "⚑" in p.board.chat.value
+
+@pytest.mark.parametrize("price,expect", [("", "please enter the price"), ("abc", "must be a number"), ("12abc", "must be a number"),
+                                          ("nan", "finite"), ("-5", ">= 0.01"), ("0", ">= 0.01"), ("99999999", "above your budget")])
+def test_bad_price_is_refused_and_changes_nothing(price, expect):
+    p = ui.Play("bazaar", task="single_deal", seed=1)
+    before = state(p)
     offer(p, price)
     assert expect in p.error_text
-    assert (p.transcript.to_json(), p.env.invalid, p.env.round, p.board.chat.value) == before
+    assert state(p) == before
 
-def test_action_not_valid_now_is_refused(toy):
-    p = ui.Play(toy)
-    n = len(p.transcript.turns)
-    p.form.buttons["accept"].click()  # disabled in the browser; a programmatic click still must not go through
-    assert "not allowed now" in p.error_text and len(p.transcript.turns) == n
-    offer(p, "450"); assert p.done
+def test_offer_below_own_last_offer_is_refused_by_the_env_and_changes_nothing():
+    p = ui.Play("bazaar", task="single_deal", seed=2)
+    offer(p, str(round(p.obs["budget"] * .5, 2))); assert p.error_text == ""
+    before = state(p)
+    offer(p, str(round(p.obs["budget"] * .3, 2)))
+    assert "offers may only rise" in p.error_text
+    assert state(p) == before and p.env.s.invalid == 0   # the refusal did not count against the human
+
+def test_action_not_valid_now_is_refused():
+    p = ui.Play("bazaar", task="single_deal", seed=0)
+    assert p.obs["ask"] > p.obs["budget"] and p.form.buttons["accept"].disabled
+    before = state(p)
+    p.form.buttons["accept"].click()          # disabled in a browser; a programmatic click must not get through either
+    assert "not allowed now" in p.error_text and state(p) == before
     p.form.buttons["walk"].click()
-    assert "episode is over" in p.error_text and len(p.transcript.turns) == 3
+    assert p.done and p.episode["deal"] is False
+    before = state(p)
+    offer(p, "10")
+    assert "episode is over" in p.error_text and state(p) == before
 
-def test_bad_seed_and_recovery(toy):
-    p = ui.Play(toy)
+def test_bad_seed_is_refused_then_recovers():
+    p = ui.Play("bazaar", task="single_deal", seed=0)
+    before = state(p)
     p.seed_w.value = "seven"; p.new_w.click()
-    assert "seed must be a whole number" in p.error_text
+    assert "seed must be a whole number" in p.error_text and state(p) == before
     p.seed_w.value = "3"; p.new_w.click()
-    assert p.error_text == "" and p.env.seed == 3 and "seed 3" in p.notice.value
+    assert p.error_text == "" and p.transcript.meta["seed"] == 3 and "seed 3" in p.notice.value
 
-def test_errors_are_messages_not_tracebacks(toy, monkeypatch):
-    p = ui.Play(toy)
+def test_errors_are_messages_not_tracebacks(monkeypatch):
+    p = ui.Play("bazaar", task="single_deal", seed=0)
     def boom(a): raise RuntimeError("kaboom")
     monkeypatch.setattr(p.env, "step", boom)
-    offer(p, "300")
+    offer(p, "10")
     assert "Something went wrong (RuntimeError): kaboom" in p.error_text and "Traceback" not in p.notice.value
-    assert "kaboom" in p.last_traceback
+    assert "kaboom" in p.last_traceback and not p.new_w.disabled   # the UI is usable again
 
-def test_play_as_seller_side(toy):
-    p = ui.Play(toy, side="seller")
-    assert p.env.human_seller and p.side == "seller"
-    assert p.right == ("seller",) and 'class="bb-row bb-right"><div class="bb-bubble bb-seller"' in p.board.chat.value
+# ---- bazaar, human seller -----------------------------------------------------------------------------
+def test_play_bazaar_human_seller_with_brief_and_bonus():
+    p = ui.Play("bazaar", side="seller", task="single_deal", seed=0)
+    assert p.error_text == "" and list(p.form.buttons) == ["counter", "accept", "walk"]
+    assert "Your reservation is" in p.board.status.value and "bonus" in p.board.status.value   # the seller brief
+    assert "reservation" in p.board.plot.value                                                 # reference line
+    assert p.transcript.turns[-1].speaker == "buyer" and p.obs["offer"] is not None
+    res = p.obs["reservation"]
+    before = state(p)
+    offer(p, str(p.obs["ask"] * 2), action="counter")   # above the previous ask: refused by the env
+    assert "above your previous ask" in p.error_text and state(p) == before
+    for _ in range(10):
+        if p.done: break
+        if p.obs["offer"] >= res: p.form.buttons["accept"].click(); break
+        offer(p, str(round(max(res * 1.02, (p.obs["ask"] + p.obs["offer"]) / 2), 2)), "Last price, final", action="counter")
+        assert p.error_text == ""
+    assert p.done and p.episode is not None and "bonus" in p.episode
+    seller_turns = [t for t in p.transcript.turns if t.speaker == "seller"]
+    assert 'class="bb-row bb-right"><div class="bb-bubble bb-seller"' in p.board.chat.value and seller_turns
 
-def test_watch_step_and_run(toy):
-    w = ui.Watch(toy, policy="expert")
+# ---- market -------------------------------------------------------------------------------------------
+def test_play_market_form_offers_only_valid_actions():
+    p = ui.Play("market", task="single_trade", seed=0)
+    f = p.form
+    assert p.error_text == "" and not f.buttons_mode
+    opts = list(f.menu.options)
+    assert "wait" in opts and "accept_offer" not in opts      # nothing in the inbox yet
+    f.menu.value = "reserve_capacity"
+    blocks = [b for b in p.obs["blocks"] if b["owner"] == "exchange"]
+    assert isinstance(f.inputs["block"], ui.W.Dropdown) and [v for _, v in f.inputs["block"].options if v] == [b["id"] for b in blocks]
+    f.menu.value = "make_pitch"
+    assert [v for _, v in f.inputs["target"].options] == [l["id"] for l in p.obs["labs"]]
+    before = state(p)
+    f.texts["message"].value = ""; f.send.click()              # a pitch needs its message
+    assert "please enter the message" in p.error_text and state(p) == before
+    f.texts["message"].value = "Our reliable 8-GPU job finishes early; we pay on time and share surplus."
+    f.send.click()
+    assert p.error_text == ""
+    pitch = [t for t in p.transcript.turns if t.action == "make_pitch"][-1]
+    assert "judge" in p.board.judge.value.lower() and f"{pitch.data['score']:.2f}" in p.board.judge.value
+    f.menu.value = "wait"; f.send.click(); assert p.error_text == ""
+    f.menu.value = "finish"; f.send.click()
+    assert p.done and f.send.disabled and "Game over" in p.notice.value
+
+# ---- watch and replay ---------------------------------------------------------------------------------
+def test_watch_bazaar_step_and_run():
+    w = ui.Watch("bazaar", task="single_deal", policy="expert", seed=0)
+    n = len(w.transcript.turns)
     w.step_w.click()
-    assert len(w.transcript.turns) == 3 and not w.done
+    assert len(w.transcript.turns) > n and not w.done and w.error_text == ""
     w.run_w.click()
-    assert w.done and "Episode over" in w.notice.value and w.step_w.disabled
-    assert "Deal at" in w.board.chat.value
+    assert w.done and "Episode over" in w.notice.value and w.step_w.disabled and 'class="bb-banner"' in w.board.chat.value
     w.step_w.click(); assert "episode is over" in w.error_text
 
-def test_watch_bad_policy_is_part_of_the_game(toy):
-    w = ui.Watch(toy, policy="junk")
+def test_watch_marketplace_arena_shows_rival_bidders():
+    w = ui.Watch("bazaar", task="marketplace_arena", policy="conceder", seed=1)
+    w.run_w.click()
+    assert w.done and 'data-speaker="rival_0"' in w.board.plot.value
+
+def test_watch_market():
+    pytest.importorskip("bazaarbatna.market.policies")
+    w = ui.Watch("market", task="single_trade", policy="expert", seed=0)
+    w.run_w.click()
+    assert w.done and w.error_text == ""
+
+def test_watch_a_bad_policy_is_part_of_the_game():
+    name = ui_toy.install()
+    w = ui.Watch(name, policy="junk")
     w.step_w.click()
     assert "refused: not_json" in w.board.chat.value and w.error_text == ""
 
-def test_replay_steps_through_a_saved_transcript(toy, tmp_path):
-    w = ui.Watch(toy); w.run_w.click()
+def test_replay_steps_through_a_saved_transcript(tmp_path):
+    w = ui.Watch("bazaar", task="single_deal", seed=4); w.run_w.click()
     f = tmp_path / "t.json"; f.write_text(w.transcript.to_json(indent=1))
     r = ui.Replay()
     r.path_w.value = str(f); r.load_w.click()
     n = len(w.transcript.turns)
-    assert r.slider.max == n and r.slider.value == 1 and "Pure brass" in r.board.chat.value
-    assert r.board.chat.value.count("bb-bubble") == 1
-    r.nav["next"].click(); assert r.board.chat.value.count("bb-bubble") == 2
-    r.nav["last"].click(); assert "End of transcript" in r.board.chat.value and r.board.chat.value.count("bb-bubble") == n
+    assert r.error_text == "" and r.slider.max == n and r.slider.value == 1 and r.board.chat.value.count("bb-bubble ") == 1
+    assert "single_deal" in r.meta.value
+    r.nav["next"].click(); assert r.board.chat.value.count("bb-bubble ") == 2
+    r.nav["last"].click(); assert "bb-banner" in r.board.chat.value and r.board.chat.value.count("bb-bubble ") == n
     r.nav["first"].click(); assert r.slider.value == 1
-    # a record that points at its transcript file also loads
     rec = tmp_path / "results.jsonl"; rec.write_text(json.dumps({"policy": "expert", "transcript": "t.json"}) + "\n")
-    r.load(str(rec)); assert r.slider.max == n
+    r.load(str(rec)); assert r.slider.max == n and r.error_text == ""
 
 @pytest.mark.parametrize("src,expect", [("", "enter the path"), ("/no/such.json", "no such file"), ('{"a": 1}', "no transcript"),
-                                        ("not json at all {", "not JSON")])
+                                        ("FILE:not json at all {", "not JSON"), ('{"turns": [{"x": 1}]}', "unexpected fields")])
 def test_replay_bad_input(src, expect, tmp_path):
     r = ui.Replay()
-    if expect == "not JSON": (tmp_path / "x.json").write_text(src); src = str(tmp_path / "x.json")
+    if src.startswith("FILE:"): (tmp_path / "x.json").write_text(src[5:]); src = str(tmp_path / "x.json")
     r.load(src)
     assert expect in r.error_text and r.tr is None
+    r.nav["next"].click(); assert "load a transcript first" in r.error_text
 
-def test_action_form_menu_mode_shows_only_valid_actions():
-    from bazaarbatna.core import ActionSchema, Field
-    s = ActionSchema({"buy": (Field("block", "string"), Field("price", "number", lo=0)), "pitch": (Field("text", "string", max_len=300),),
-                      "join": (Field("coalition", "string"),), "allocate": (Field("block", "string"), Field("job", "string")), "pass": ()})
-    sent = []
-    f = ui.ActionForm(s, sent.append)
-    assert not f.buttons_mode
-    f.set_state({"valid_actions": ["buy", "pass"], "choices": {"block": ["b1", "b2"]}}, ["buy", "pass"])
-    assert list(f.menu.options) == ["buy", "pass"]
-    f.menu.value = "buy"
-    assert [w.description for w in f.fields_box.children] == ["block", "price"]
-    assert isinstance(f.inputs["block"], ui.W.Dropdown) and f.inputs["block"].options == (("b1", "b1"), ("b2", "b2"))
-    f.inputs["price"].value = "12.5"; f.send.click()
-    assert sent == ["buy"] and f.read("buy") == {"action": "buy", "block": "b1", "price": 12.5}
-    with pytest.raises(ui.ActionError, match="not allowed now"): f.read("pitch")
+def test_app_has_three_tabs():
+    a = ui.App()
+    assert a.widget.titles == ("Play", "Watch", "Replay") and a.play.error_text == "" and a.watch.error_text == ""

@@ -74,11 +74,8 @@ class Junk:
 
 def install(name="toyb"):
     from bazaarbatna import arenas
-    from bazaarbatna import ui
     arenas.ARENAS[name] = __name__
     arenas._loaded[name] = SimpleNamespace(name=name, TASKS=TASKS, make_env=make_env, ACTION_SCHEMA=ACTION_SCHEMA, REWARD_TABLE=[],
         render_observation=lambda o: f"Round {o['round']}: ask {o['ask']}", POLICIES={"expert": Stepper, "junk": Junk},
         POLICY_DOCS={"expert": "steps up", "junk": "prose"}, env_module=None, policies_module=None)
-    ui.ARENA_UI[name] = {"sides": {"buyer": {"env": {}, "right": ("buyer",)}, "seller": {"env": {"human_seller": True}, "right": ("seller",)}},
-                         "opponent_kw": "opponent", "refs": ("budget",), "tells_for": ("seller",)}
     return name
