@@ -9,9 +9,7 @@ pytest.importorskip("openenv"); pytest.importorskip("uvicorn")
 from bazaarbatna import arenas
 from bazaarbatna.core import canonical_json
 
-ARENAS = tuple(os.environ.get("BAZAARBATNA_TEST_ARENAS", "bazaar,market").split(","))
-if "toy" in ARENAS:  # development double for when the real arenas are not importable
-    sys.path.insert(0, os.path.dirname(__file__)); import _toy_arena; _toy_arena.install()
+ARENAS = ("bazaar", "market")
 
 from bazaarbatna.server import ServerThread, ArenaClient, CLIENTS, create_app
 

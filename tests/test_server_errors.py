@@ -8,9 +8,7 @@ pytest.importorskip("openenv"); pytest.importorskip("uvicorn")
 import httpx
 from bazaarbatna import arenas
 
-ARENAS = tuple(os.environ.get("BAZAARBATNA_TEST_ARENAS", "bazaar,market").split(","))
-if "toy" in ARENAS:
-    sys.path.insert(0, os.path.dirname(__file__)); import _toy_arena; _toy_arena.install()
+ARENAS = ("bazaar", "market")
 
 from bazaarbatna.server import ServerThread, ArenaClient, CLIENTS, ServerError, ERRORS
 from websockets.asyncio.client import connect
