@@ -54,10 +54,32 @@ def test_before_after_pair_can_be_chosen(run_dir):
     assert (ba["before"], ba["after"], ba["task"], ba["seed"]) == ("eager", "patient", "long", 100_001)
     _check_png(ba["figure"])
 
-def test_marketplace_rows_from_extras():
-    recs = [dict(task="marketplace_arena", seed=1, policy="expert",
-                 extras={"buyers": [{"name": "expert", "outcome": "accept", "round": 3, "price": 41.0},
-                                    {"name": "lowball", "outcome": "walk", "round": 5, "price": None}]})]
-    rows = marketplace_rows(recs)
-    assert [(r["buyer"], r["outcome"], r["round"], r["price"]) for r in rows] == [("expert", "accept", 3, 41.0), ("lowball", "walk", 5, None)]
-    assert marketplace_rows([dict(task="t", seed=1, policy="p", extras={})]) == []
+def test_marketplace_rows_from_records_and_transcripts(tmp_path):
+    from bazaarbatna.core import Transcript
+    from bazaarbatna.evaluate import save_transcript, append_records
+    from bazaarbatna.report import marketplace_section
+    recs = []
+    for pol, deal, reason, price in (("expert", True, "deal_seller_accepted", 60.0), ("lowballer", False, "sold_to_rival", None)):
+        tr = Transcript({"arena": "bazaar", "task": "marketplace_arena", "seed": 7, "policy": pol})
+        tr.add(0, "seller", "ask", 100.0)
+        for k in (1, 2):
+            tr.add(k, "buyer", "offer", 50.0 + 5 * k if deal else 20.0 + k)
+            tr.add(k, "rival_0", "bid", 40.0 + 10 * k); tr.add(k, "rival_1", "bid", 30.0 + 10 * k)
+            tr.add(k, "seller", "counter" if k == 1 else "accept", 80.0 if k == 1 else (60.0 if deal else 60.0))
+        if not deal: tr.meta["rival_price"] = 60.0
+        stem = f"transcripts/bazaar/marketplace_arena/{pol}/seed7"
+        save_transcript(tr, tmp_path / stem)
+        recs.append(dict(arena="bazaar", task="marketplace_arena", seed=7, policy=pol, reward=0.4 if deal else -0.1,
+                         utility=0.4 if deal else 0.0, deal=deal, rounds=2, reason=reason, n_actions=2, n_invalid=0,
+                         n_invalid_json=0, opponent_version="v", transcript=stem + ".json",
+                         extras={"price": price, "opening_ask": 100.0, "listing": "L1"}))
+    rows = marketplace_rows(recs, tmp_path)
+    got = {(r["policy"], r["buyer"]): (r["outcome"], r["round"], r["price"]) for r in rows}
+    assert got[("expert", "agent")] == ("won", 2, 60.0)
+    assert got[("expert", "rival_0")] == ("outbid", 2, 60.0) and got[("expert", "rival_1")] == ("outbid", 2, 50.0)
+    assert got[("lowballer", "agent")] == ("sold_to_rival", 2, 60.0)
+    assert got[("lowballer", "rival_0")] == ("won", 2, 60.0) and got[("lowballer", "rival_1")][0] == "outbid"
+    sec = marketplace_section(recs, tmp_path, tmp_path / "m.png")
+    assert [(d["policy"], d["won"], d["lost to rival"]) for d in sec["summary"]] == [("expert", 1, 0), ("lowballer", 0, 1)]
+    _check_png(sec["figure"])
+    assert marketplace_rows([dict(task="single_deal", seed=1, policy="p", extras={})]) == []
