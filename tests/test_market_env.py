@@ -1,0 +1,317 @@
+"GPU market arena: completion, conservation, consent, archetypes, shocks, privacy, invalid actions, determinism, snapshots, exploits."
+import json, statistics, subprocess, sys
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+from bazaarbatna.core import canonical_json, INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS
+from bazaarbatna.market.env import TASKS, make_env, ACTION_SCHEMA, REWARD_TABLE, render_observation, bench_steps
+from bazaarbatna.market.world import ARCHETYPES, SHOCK_KINDS
+from bazaarbatna.market.policies import POLICIES, POLICY_DOCS, run_episode, valid_actions
+from bazaarbatna.market.parallel import MarketParallelEnv, run_parallel
+
+
+def play(env, policy, seed, check=None):
+    "Play to the end; call `check(env, res)` after every step; return (total, last result)."
+    policy.reset(seed)
+    obs, total = env.reset(seed), 0.
+    for _ in range(1000):
+        res = env.step(policy.act(obs))
+        total += res.reward
+        if check: check(env, res)
+        obs = res.observation
+        if res.done: return total, res
+    raise AssertionError("episode did not end")
+
+
+def _ledger(env, res):
+    env.w.check_ledger()
+    assert abs(sum(res.info["reward_components"].values()) - res.reward) < 1e-9
+    assert -1.2 <= res.reward <= 1.
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_every_task_completes_100_seeds_with_ledger(task, policy):
+    env, pol = make_env(task, 0), POLICIES[policy](0)
+    for seed in range(100):
+        clipped = []
+        def check(env, res):
+            _ledger(env, res); clipped.append("clip" in res.info["reward_components"])
+        total, res = play(env, pol, seed, check)
+        ep = res.info["episode"]
+        assert ep["reason"] in ("finish", "max_rounds", "invalid_actions")
+        assert -1 <= ep["utility"] <= 1 and ep["rounds"] <= env.task.max_rounds
+        # the return is the utility plus penalties: shaping telescopes to zero
+        assert abs(total - (ep["utility"] + INVALID_ACTION_PENALTY * env.invalid[0])) < 1e-3 or ep["utility"] in (-1, 1) or any(clipped)
+
+
+def test_contract_names():
+    for t in TASKS.values():
+        d = t.describe(); json.dumps(d)
+        assert {"name", "difficulty", "summary"} <= set(d)
+    assert {"single_trade", "market_round", "coalition_market"} <= set(TASKS)
+    assert TASKS["single_trade"].n_labs == 2 and TASKS["market_round"].n_labs == 3 and 4 <= TASKS["coalition_market"].n_labs <= 5
+    assert TASKS["coalition_market"].n_shocks > 0
+    with pytest.raises(ValueError, match="single_trade"): make_env("nope")
+    assert set(POLICIES) == set(POLICY_DOCS) and "expert" in POLICIES
+    assert {r["component"] for r in REWARD_TABLE} >= {"money", "job_value", "progress_shaping", "invalid_action"}
+    assert set(ACTION_SCHEMA.actions) == {"send_offer", "accept_offer", "reject_offer", "counter_offer", "make_pitch", "counter_pitch",
+                                         "reserve_capacity", "release_capacity", "form_coalition", "commit_to_coalition",
+                                         "allocate_to_job", "send_message", "wait", "finish"}
+    env = make_env("coalition_market", 3)
+    assert env.transcript.meta["arena"] == "market" and env.transcript.meta["opponent_version"] == env.opponent_version
+    assert "Round 0/20" in render_observation(env.reset(3))
+
+
+def test_coalitions_need_consent():
+    "A refusing lab is never made a member; consent is decided by the invitee; repeated proposals are refused."
+    formed = refused = 0
+    for seed in range(40):
+        env = make_env("coalition_market", seed)
+        obs = env.reset(seed)
+        for l in obs["labs"]:
+            before = {c.id: list(c.members) for c in env.w.coalitions.values()}
+            res = env.step({"action": "form_coalition", "target": l["id"]})
+            if "error" in res.info: continue
+            turns = [t for t in env.transcript.turns if t.action in ("consent", "refuse")]
+            last = turns[-1]
+            k = int(l["id"][1:])
+            member = any(k in c.members and 0 in c.members for c in env.w.coalitions.values())
+            if last.action == "refuse":
+                refused += 1
+                assert not member
+                # asking again at once is refused automatically
+                if not res.done:
+                    res2 = env.step({"action": "form_coalition", "target": l["id"]})
+                    if "error" not in res2.info:
+                        assert [t for t in env.transcript.turns if t.action in ("consent", "refuse")][-1].action == "refuse"
+                        assert not any(k in c.members and 0 in c.members for c in env.w.coalitions.values())
+            else:
+                formed += 1; assert member
+            if res.done: break
+    assert formed > 0 and refused > 0
+
+
+def test_parallel_coalition_waits_for_consent():
+    pe = MarketParallelEnv("market_round", 0)
+    obs, _ = pe.reset(0)
+    obs, *_ = pe.step({"L0": {"action": "form_coalition", "target": "L1"}, "L1": {"action": "wait"}, "L2": {"action": "wait"}})
+    assert not pe.env.w.coalitions                     # a driven lab must answer itself
+    inv = [o for o in obs["L1"]["offers"] if o["kind"] == "coalition"]
+    assert inv
+    obs, *_ = pe.step({"L1": {"action": "reject_offer", "offer": inv[0]["id"]}})
+    assert not pe.env.w.coalitions
+    obs, *_ = pe.step({"L0": {"action": "form_coalition", "target": "L1"}})
+    inv = [o for o in obs["L1"]["offers"] if o["kind"] == "coalition"]
+    pe.step({"L1": {"action": "accept_offer", "offer": inv[0]["id"]}})
+    (c,) = pe.env.w.coalitions.values()
+    assert sorted(c.members) == [0, 1]
+
+
+def test_every_archetype_occurs_and_acts():
+    seen, behaviour = set(), set()
+    for seed in range(30):
+        ep, total, env = run_episode("expert", "coalition_market", seed)
+        seen |= {l.archetype for l in env.w.labs[1:]}
+        for t in env.transcript.turns:
+            if t.speaker != "Aurora" and t.speaker != "market": behaviour.add(t.action)
+    assert seen == set(ARCHETYPES)
+    assert {"accept", "offer_sell"} <= behaviour
+    # opponents trade among themselves and betray (deceptive breach) somewhere
+    texts = " ".join(t.message for s in range(30) for t in run_episode("expert", "coalition_market", s)[2].transcript.turns)
+    assert "bought" in texts and "breach" in texts
+
+
+def test_every_shock_kind_occurs_and_is_observed():
+    kinds = set()
+    for seed in range(30):
+        env = make_env("coalition_market", seed)
+        obs = env.reset(seed)
+        while True:
+            res = env.step({"action": "wait"})
+            if res.done: break
+            obs = res.observation
+        kinds |= {s["kind"] for s in obs["shocks"]}
+        assert len(obs["shocks"]) == TASKS["coalition_market"].n_shocks
+    assert kinds == set(SHOCK_KINDS)
+    env = make_env("shock_storm", 1); obs = env.reset(1)
+    while not (res := env.step({"action": "wait"})).done: obs = res.observation
+    assert {s["kind"] for s in res.observation["shocks"]} == set(SHOCK_KINDS)
+    assert "Shocks:" in render_observation(res.observation)
+
+
+def test_private_information_never_leaks():
+    for seed in range(20):
+        for task in ("market_round", "coalition_market"):
+            env = make_env(task, seed)
+            pol = POLICIES["expert"](seed)
+            def check(env, res):
+                text = canonical_json(res.observation)
+                for l in env.w.labs[1:]:
+                    for j in l.jobs: assert f'"{j.id}"' not in text
+                    assert l.archetype not in text
+                for k in ("trust", "grudge", "goodwill", "archetype", "betray", "floor", "buy_cap", "sell_floor"):
+                    assert f'"{k}' not in text
+                others = {round(l.budget, 2) for l in env.w.labs[1:]}
+                def walk(o, key=None):
+                    if isinstance(o, dict):
+                        for k, v in o.items(): walk(v, k)
+                    elif isinstance(o, list):
+                        for v in o: walk(v, key)
+                    elif key == "budget": assert o == round(env.w.labs[0].budget, 2)
+                walk(res.observation)
+            play(env, pol, seed, check)
+
+
+BAD = [
+    "not json at all", "[1, 2]", '{"action": "teleport"}', {"action": "send_offer"}, {"action": "send_offer", "target": "L1", "block": "B0", "payment": "ten"},
+    {"action": "send_offer", "target": "L1", "block": "B0", "payment": float("nan")}, {"action": "send_offer", "target": "L1", "block": "B0", "payment": -4},
+    {"action": "send_offer", "target": "L0", "block": "B0", "payment": 4}, {"action": "send_offer", "target": "L9", "block": "B0", "payment": 4},
+    {"action": "send_offer", "target": "L1", "block": "B999", "payment": 4}, {"action": "accept_offer", "offer": "O1"},
+    {"action": "allocate_to_job", "job": "J10", "block": "B0"}, {"action": "allocate_to_job", "job": "J00", "block": "B999"},
+    {"action": "reserve_capacity", "block": "B999"}, {"action": "release_capacity", "block": "B999"},
+    {"action": "commit_to_coalition", "coalition": "C1", "payment": 1}, {"action": "form_coalition", "target": "Aurora"},
+    {"action": "make_pitch", "target": "L1"}, {"action": "counter_pitch", "offer": "O5", "message": "hi"},
+    {"action": "send_message", "target": "L1", "message": "x" * 5000}, {"action": 7}, {"action": "wait", "extra": {"a": 1}} ,
+    {"action": "send_offer", "target": "L1", "block": "B0", "payment": 1e12},
+]
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_malformed_actions_change_nothing(task):
+    env = make_env(task, 7)
+    obs = env.reset(7)
+    for _ in range(3): obs = env.step(POLICIES["expert"](7).act(obs)).observation
+    for bad in BAD[:-2] + BAD[-1:]:
+        if env.done: break
+        key, n = env.state_key(), env.invalid[0]
+        res = env.step(bad)
+        if "error" not in res.info: continue   # (a few may be valid in some worlds, e.g. B0 owned by L1)
+        if env.invalid[0] >= MAX_INVALID_ACTIONS:   # the documented timeout: the episode ends and settles
+            assert res.done and res.info["episode"]["reason"] == "invalid_actions"; break
+        assert env.state_key() == key
+        assert res.reward == INVALID_ACTION_PENALTY and res.info["reward_components"]["invalid_action"] == INVALID_ACTION_PENALTY
+        assert set(res.info["error"]) == {"code", "field", "message"}
+        assert env.invalid[0] == n + 1 and not res.done
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=80), st.dictionaries(st.sampled_from(["action", "target", "block", "offer", "job", "payment", "coalition", "hours", "message"]),
+                 st.one_of(st.sampled_from(list(ACTION_SCHEMA.actions) + ["L1", "L0", "B0", "B1", "J00", "O101", "C101"]), st.integers(-5, 10**7),
+                           st.floats(allow_nan=True), st.none(), st.text(max_size=10)), max_size=5)))
+def test_fuzz_never_crashes_and_keeps_books(raw):
+    env = make_env("market_round", 1)
+    key = env.state_key()
+    res = env.step(raw)
+    env.w.check_ledger()
+    if "error" in res.info: assert env.state_key() == key
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_determinism_byte_identical(task):
+    for seed in (0, 11):
+        a = run_episode("expert", task, seed)[2].transcript.to_json()
+        b = run_episode("expert", task, seed)[2].transcript.to_json()
+        assert a == b
+        c = run_episode("random_valid", task, seed)[2].transcript.to_json()
+        assert c == run_episode("random_valid", task, seed)[2].transcript.to_json()
+    assert run_episode("expert", task, 0)[2].transcript.to_json() != run_episode("expert", task, 1)[2].transcript.to_json()
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_snapshot_restore_branches_identically(task):
+    env, pol = make_env(task, 4), POLICIES["random_valid"](4)
+    obs = env.reset(4)
+    for _ in range(3):
+        res = env.step(pol.act(obs)); obs = res.observation
+        if res.done: return
+    snap, key = env.snapshot(), env.state_key()
+    acts = [POLICIES["random_valid"](9).act(obs)]
+    runs = []
+    for _ in range(2):
+        env.restore(snap)
+        assert env.state_key() == key
+        p2 = POLICIES["expert"](1); o = env.observe(0); out = []
+        while True:
+            r = env.step(p2.act(o)); out.append((r.reward, canonical_json(r.observation)))
+            o = r.observation
+            if r.done: break
+        runs.append((out, env.transcript.to_json()))
+    assert runs[0] == runs[1]
+
+
+# ---- exploit probes: repeated, cycling and random action policies -----------------------------------------
+class Repeat:
+    def __init__(self, make): self.make, self.name = make, "repeat"
+    def reset(self, seed): self.t = 0
+    def act(self, obs):
+        self.t += 1; return self.make(obs, self.t)
+
+def _labs(obs): return [l["id"] for l in obs["labs"]]
+def _first(obs, pred): return next((b["id"] for b in obs["blocks"] if pred(b)), "B0")
+
+EXPLOITS = {
+    "wait": lambda o, t: {"action": "wait"},
+    "finish": lambda o, t: {"action": "finish"},
+    "coalition_rotating": lambda o, t: {"action": "form_coalition", "target": _labs(o)[t % len(_labs(o))], "message": "Let's pool capacity at a fair rate, together."},
+    "pitch_rotating": lambda o, t: {"action": "make_pitch", "target": _labs(o)[t % len(_labs(o))], "message": f"You get 40 GPU-hours at a fair rate; we commit {t}."},
+    "message_spam": lambda o, t: {"action": "send_message", "target": _labs(o)[0], "message": "hello"},
+    "reserve_release": lambda o, t: ({"action": "reserve_capacity", "block": _first(o, lambda b: b["owner"] == "exchange")} if t % 2 else
+                                     {"action": "release_capacity", "block": _first(o, lambda b: b["owner"] == o["lab"])}),
+    "release_all": lambda o, t: {"action": "release_capacity", "block": _first(o, lambda b: b["owner"] == o["lab"])},
+    "sell_high_rotating": lambda o, t: {"action": "send_offer", "target": _labs(o)[t % len(_labs(o))], "block": _first(o, lambda b: b["owner"] == o["lab"]), "payment": 500},
+    "coalition_commit_cycle": lambda o, t: ({"action": "form_coalition", "target": _labs(o)[t % len(_labs(o))]} if t % 3 == 0 else
+                                            {"action": "commit_to_coalition", "coalition": o["coalitions"][0]["id"], "payment": 1} if o["coalitions"] and t % 3 == 1 else
+                                            {"action": "make_pitch", "target": _labs(o)[0], "message": "We pay on time, a fair rate for you."}),
+    "accept_everything": lambda o, t: {"action": "accept_offer", "offer": o["offers"][0]["id"]} if o["offers"] else {"action": "wait"},
+    "garbage": lambda o, t: "I will not answer in JSON",
+}
+
+
+def _mean(policy, task, seeds):
+    env, out = make_env(task, 0), []
+    for s in seeds:
+        policy.reset(s)
+        total, res = play(env, policy, s)
+        out.append(res.info["episode"]["utility"])
+    return statistics.mean(out)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_no_repeated_cycling_or_random_policy_beats_the_expert(task):
+    seeds = range(60)
+    expert = _mean(POLICIES["expert"](0), task, seeds)
+    assert expert > 0.1, expert
+    for name, make in EXPLOITS.items():
+        m = _mean(Repeat(make), task, seeds)
+        assert m < expert, (name, m, expert)
+    for name in POLICIES:
+        if name != "expert":
+            m = _mean(POLICIES[name](0), task, seeds)
+            assert m < expert, (name, m, expert)
+
+
+def test_parallel_view_all_policies_keep_books():
+    for task in sorted(TASKS):
+        for seed in range(5):
+            for pol in sorted(POLICIES):
+                returns, pe = run_parallel(task, seed, pol)
+                assert pe.env.done and set(returns) == set(pe.possible_agents)
+
+
+def test_judged_pitches_in_transcript():
+    ep, total, env = run_episode("expert", "coalition_market", 5)
+    md = env.transcript.to_markdown()
+    assert "(judge: " in md
+    scored = [t for t in env.transcript.turns if "score" in t.data and t.message]
+    assert scored and all(0 <= t.data["score"] <= 1 for t in scored)
+
+
+def test_market_modules_do_not_import_torch():
+    code = "import sys, bazaarbatna.market.env, bazaarbatna.market.policies, bazaarbatna.market.parallel, bazaarbatna.market.judge; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"
+
+
+def test_bench_steps_reports():
+    r = bench_steps(.2, "single_trade")
+    assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0
