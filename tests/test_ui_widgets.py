@@ -164,9 +164,16 @@ def test_watch_market():
     w.run_w.click()
     assert w.done and w.error_text == ""
 
-def test_watch_a_bad_policy_is_part_of_the_game():
+@pytest.fixture
+def toy_arena():
+    "The toy arena, registered for one test only (other suites list the registry's arenas)."
+    from bazaarbatna import arenas
     name = ui_toy.install()
-    w = ui.Watch(name, policy="junk")
+    yield name
+    arenas.ARENAS.pop(name, None); arenas._loaded.pop(name, None)
+
+def test_watch_a_bad_policy_is_part_of_the_game(toy_arena):
+    w = ui.Watch(toy_arena, policy="junk")
     w.step_w.click()
     assert "refused: not_json" in w.board.chat.value and w.error_text == ""
 
@@ -196,3 +203,18 @@ def test_replay_bad_input(src, expect, tmp_path):
 def test_app_has_three_tabs():
     a = ui.App()
     assert a.widget.titles == ("Play", "Watch", "Replay") and a.play.error_text == "" and a.watch.error_text == ""
+
+@pytest.mark.slow
+def test_play_against_the_llm_seller_shows_progress():
+    pytest.importorskip("torch")
+    p = ui.Play("bazaar", task="single_deal", seed=0, opponent="llm", start=False)
+    labels = []
+    p.busy_label.observe(lambda ch: labels.append(ch["new"]), names="value")
+    p.new_game()
+    assert p.error_text == "", p.error_text
+    assert any("Loading the LLM seller" in l for l in labels)          # the load is announced, not silent
+    assert p.env.seller.config()["kind"] == "llm"
+    offer(p, str(round(p.obs["budget"] * .6, 2)), "Thoda kam karo")
+    assert p.error_text == "" and any("thinking" in l for l in labels)
+    assert p.transcript.turns[-1].speaker == "seller" and p.board.chat.value.count("bb-bubble bb-seller") >= 2
+    assert p.busy_label.value == ""                                     # and the busy line is gone afterwards
