@@ -171,8 +171,7 @@ def test_capacity_is_shared_and_reported(server, c):
         assert c.get("/health").json()["sessions"] == 6
         r = c.post(f"/{A}/reset", json={})
         assert r.status_code == 429 and "capacity" in r.json()["detail"] and "6/6" in r.json()["detail"]
-        async with connect(ws_url(server)) as ws:
-            await ws.send(json.dumps({"type": "reset", "data": {}}))
+        async with connect(ws_url(server)) as ws:   # refused on connect: the error frame comes first, then the close
             m = json.loads(await ws.recv())
             assert m["type"] == "error" and m["data"]["code"] == "CAPACITY_REACHED" and "capacity" in m["data"]["message"]
         with pytest.raises(ServerError, match="capacity"):
