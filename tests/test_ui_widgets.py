@@ -218,3 +218,14 @@ def test_play_against_the_llm_seller_shows_progress():
     assert p.error_text == "" and any("thinking" in l for l in labels)
     assert p.transcript.turns[-1].speaker == "seller" and p.board.chat.value.count("bb-bubble bb-seller") >= 2
     assert p.busy_label.value == ""                                     # and the busy line is gone afterwards
+
+def test_watch_market_every_lab_a_policy():
+    pytest.importorskip("bazaarbatna.market.parallel")
+    w = ui.Watch("market", task="market_round", policy="expert", seed=0, others="naive, retaliator")
+    assert w.error_text == "" and w.pe is not None and "naive" in w.notice.value
+    w.run_w.click()
+    assert w.done and w.error_text == "" and 'class="bb-banner"' in w.board.chat.value
+    speakers = {t.speaker for t in w.transcript.turns}
+    assert len(speakers & set(w.transcript.meta["labs"])) >= 2
+    w.others_w.value = "naive, nobody"; w.reset_w.click()
+    assert "unknown market policy 'nobody'" in w.error_text
