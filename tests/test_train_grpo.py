@@ -1,0 +1,47 @@
+"The GRPO reward equals an independent replay of the environment from the episode's seed."
+import pytest
+from bazaarbatna.arenas import get_arena
+from bazaarbatna.train.grpo import collect_states, score_reply, replay_score, EnvReward, FORMAT_BONUS
+from bazaarbatna.train.sft import action_json
+
+def _replies(state):
+    a = get_arena(state.arena)
+    exp = a.POLICIES["expert"](); exp.reset(state.seed)
+    act = exp.act(state.obs)
+    act = act if isinstance(act, dict) else a.ACTION_SCHEMA.parse(act)
+    out = [action_json(act), "Sure! " + action_json(act) + " ok?", "thirty rupees", '{"action": "fly"}', "", '{"action": "walk"}']
+    if state.arena == "bazaar":
+        ask = state.obs.get("ask", 100)
+        out += [f'{{"action": "offer", "price": {round(ask * f, 2)}}}' for f in (0.3, 0.6, 0.9, 1.2)] + ['{"action": "accept"}',
+                '{"action": "offer", "price": -5}', '{"action": "offer", "price": NaN}']
+    return out
+
+@pytest.mark.parametrize("arena,tasks", [("bazaar", None), ("market", ["single_trade", "market_round", "coalition_market", "shock_storm"])])
+def test_reward_equals_independent_replay(arena, tasks):
+    states = collect_states(arena, tasks, seeds=[7, 8], max_per_episode=4)
+    assert len(states) >= 8
+    n = 0
+    for st in states[::2]:
+        for text in _replies(st):
+            a, b = score_reply(st, text), replay_score(st, text)
+            assert a == pytest.approx(b, abs=1e-9), (st.task, st.seed, text, a, b)
+            n += 1
+    assert n >= 30
+
+def test_reward_parts_and_metrics():
+    states = collect_states("bazaar", ["single_deal"], seeds=[3], max_per_episode=2)
+    st = states[0]
+    good, prose, junk = _replies(st)[:3]
+    g, p, j = score_reply(st, good), score_reply(st, prose), score_reply(st, junk)
+    assert g["format"] == FORMAT_BONUS and p["format"] == 0 and j["format"] == 0
+    assert g["valid"] and p["valid"] and not j["valid"]
+    assert g["reward"] == pytest.approx(g["step_reward"] + g["continuation"] + g["format"])
+    assert j["step_reward"] < 0                       # the env's own invalid-action penalty
+    logged = {}
+    rf = EnvReward(states, num_generations=3)
+    comps = [[{"role": "assistant", "content": t}] for t in (good, prose, junk, good, good, good)]
+    r = rf(prompts=[None] * 6, completions=comps, state_id=[0, 0, 0, 1, 1, 1], log_metric=logged.__setitem__)
+    assert len(r) == 6 and r[0] == pytest.approx(g["reward"])
+    assert logged["env/valid_json"] == pytest.approx(5 / 6)
+    assert logged["env/frac_zero_spread"] == pytest.approx(0.5)   # the second group is three identical replies
+    assert logged["env/group_spread"] > 0

@@ -1,0 +1,40 @@
+"Profile selection and loader plans for simulated hardware (pure: no GPU needed)."
+import pytest
+from bazaarbatna.train.profiles import Hardware, select_profile, get_profile, loader_plan, trainer_kwargs, PROFILES
+
+CASES = [  # (hardware, expected profile)
+    (Hardware(), "cpu"),
+    (Hardware(cuda=False, cpu_count=64), "cpu"),
+    (Hardware(True, "Tesla T4", 15.0, (7, 5)), "t4"),
+    (Hardware(True, "Tesla P100-PCIE-16GB", 16.0, (6, 0)), "t4"),
+    (Hardware(True, "Tesla V100-SXM2-32GB", 32.0, (7, 0)), "t4"),     # no bf16 → fp16 settings
+    (Hardware(True, "NVIDIA GeForce RTX 3060", 12.0, (8, 6)), "t4"),  # bf16 but small
+    (Hardware(True, "NVIDIA L4", 22.5, (8, 9)), "l4"),
+    (Hardware(True, "NVIDIA A10G", 22.0, (8, 6)), "l4"),
+    (Hardware(True, "NVIDIA A100-SXM4-40GB", 39.6, (8, 0)), "l4"),
+    (Hardware(True, "NVIDIA A100-SXM4-80GB", 79.2, (8, 0)), "a100"),
+    (Hardware(True, "NVIDIA H100 80GB HBM3", 79.6, (9, 0)), "a100"),
+]
+
+@pytest.mark.parametrize("hw,expected", CASES, ids=[c[0].gpu_name or "cpu" for c in CASES])
+def test_select_profile(hw, expected):
+    assert select_profile(hw) == expected
+    p = get_profile("auto", hw=hw)
+    k = trainer_kwargs(p)
+    if hw.cuda:
+        assert k["fp16"] != k["bf16"]                     # exactly one half-precision mode on a GPU
+        if not hw.bf16: assert k["fp16"]                  # never bf16 where the GPU lacks it
+    else: assert k["use_cpu"] and not (k["fp16"] or k["bf16"])
+
+def test_loader_plans():
+    t4, cpu = Hardware(True, "Tesla T4", 15.0, (7, 5)), Hardware()
+    assert loader_plan(PROFILES["t4"], t4, unsloth_ok=True) == "unsloth"
+    assert loader_plan(PROFILES["t4"], t4, unsloth_ok=False) == "transformers-4bit"
+    for name in PROFILES:                                  # on CPU: never unsloth, never 4-bit
+        assert loader_plan(PROFILES[name], cpu, unsloth_ok=True) == "transformers"
+    assert loader_plan(get_profile("t4", use_unsloth=False), t4, True) == "transformers-4bit"
+
+def test_overrides_and_errors():
+    assert get_profile("l4", lora_r=64).lora_r == 64
+    with pytest.raises(ValueError, match="unknown profile"): get_profile("tpu-v5")
+    with pytest.raises(ValueError, match="unknown profile setting"): get_profile("cpu", rank=3)
