@@ -1,5 +1,5 @@
 "Headless tests of the widget UI: set values, click buttons, assert on the transcript and on the displayed HTML."
-import json, pytest
+import datetime, json, pytest
 pytest.importorskip("ipywidgets")
 from bazaarbatna import ui
 from bazaarbatna.core import Transcript
@@ -229,3 +229,13 @@ def test_watch_market_every_lab_a_policy():
     assert len(speakers & set(w.transcript.meta["labs"])) >= 2
     w.others_w.value = "naive, nobody"; w.reset_w.click()
     assert "unknown market policy 'nobody'" in w.error_text
+
+def test_replay_from_an_uploaded_file():
+    w = ui.Watch("bazaar", task="single_deal", seed=5); w.run_w.click()
+    r = ui.Replay()
+    data = w.transcript.to_json().encode()
+    r.upload_w.value = ({"name": "t.json", "type": "application/json", "size": len(data), "content": memoryview(data),
+                         "last_modified": datetime.datetime(2026, 1, 1)},)
+    assert r.error_text == "" and r.slider.max == len(w.transcript.turns)
+    r.upload_w.value = ({"name": "x.json", "type": "application/json", "size": 3, "content": memoryview(b"{x}"), "last_modified": datetime.datetime(2026, 1, 1)},)
+    assert "not JSON" in r.error_text and r.slider.max == len(w.transcript.turns)   # the loaded transcript stays
