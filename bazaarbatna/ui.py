@@ -99,6 +99,8 @@ def turn_html(turn: Turn,                 # one transcript turn
     who = esc(turn.speaker)
     head = f'<div class="bb-meta">R{esc(turn.round)} · <b>{who}</b> · {esc(turn.action)}'
     if d.get("target") is not None: head += f" → {esc(d['target'])}"
+    extra = [f"{k} {d[k]}" for k in ("block", "job", "hours", "offer", "coalition") if isinstance(d.get(k), (str, int)) and d.get(k) != ""]
+    if extra: head += f' <span class="bb-detail">({esc(", ".join(extra))})</span>'
     head += "</div>"
     body = ""
     if turn.price is not None: body += f'<div class="bb-price">{fmt_price(turn.price, currency)}</div>'
@@ -307,7 +309,7 @@ CSS = """
             line-height:1.35; font-size:14px;}
 .bb-left .bb-bubble {border-bottom-left-radius:4px; background:#fff8ef; border:1px solid #f3dfc4;}
 .bb-right .bb-bubble {border-bottom-right-radius:4px; background:#e3f0fd; border:1px solid #c6dcf5;}
-.bb-meta {font-size:11px; color:#777; margin-bottom:2px;}
+.bb-meta {font-size:11px; color:#777; margin-bottom:2px;} .bb-detail {color:#999;}
 .bb-price {font-size:20px; font-weight:700; color:#263238;}
 .bb-msg {margin-top:2px; white-space:pre-wrap;}
 .bb-tell {border-radius:4px; padding:0 2px;}
@@ -917,14 +919,14 @@ class Watch(_View):
                 for q in self.pols.values(): q.reset(seed)
                 self.mobs, _ = pe.reset(seed)
                 self.pe, env, obs = pe, pe.env, self.mobs["L0"]
-                label = "L1… " + ", ".join(others)
+                label = ", ".join(f"{n} ({a})" for a, n in zip(pe.possible_agents[1:], others))
             else:
                 env, _ = side.make_env(task, seed, opponent)
                 obs = env.reset(seed=seed); pol.reset(seed)
                 label = self.opp_w.label
         self.arena, self.side, self.env, self.obs, self.policy = arena, side, env, obs, pol
         self.done, self.steps, self.episode, self.rewards = False, 0, None, []
-        self.show_info(f"{self.pol_w.value} vs {label} on {task}, seed {seed}.")
+        self.show_info(f"{self.pol_w.value}{' (L0)' if self.pe else ''} vs {label} on {task}, seed {seed}.")
         self.refresh()
 
     def refresh(self):
