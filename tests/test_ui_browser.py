@@ -3,7 +3,7 @@
 
 Run: `.venv/bin/pytest tests/test_ui_browser.py -q -s` (needs `apt-get install chromium` and `pip install voila playwright`).
 The screenshot path is printed; set BB_UI_SCREENSHOT_DIR to keep it somewhere else than pytest's tmp dir."""
-import os, re, shutil, socket, subprocess, sys, time, urllib.request
+import os, re, shutil, signal, socket, subprocess, sys, time, urllib.request
 from pathlib import Path
 import pytest
 
@@ -21,7 +21,15 @@ def _free_port() -> int:
     with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
 
 @pytest.fixture
-def voila_url(tmp_path):
+def deadline():
+    "Fail (never hang) if the whole test, server start included, runs past DEADLINE seconds."
+    def boom(*_): raise TimeoutError(f"the browser test ran past {DEADLINE} s")
+    old = signal.signal(signal.SIGALRM, boom); signal.alarm(DEADLINE)
+    yield time.time()
+    signal.alarm(0); signal.signal(signal.SIGALRM, old)
+
+@pytest.fixture
+def voila_url(deadline, tmp_path):
     port = _free_port()
     log = open(tmp_path / "voila.log", "w")
     env = {**os.environ, "BB_UI_TASK": "single_deal", "BB_UI_SEED": "0", "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
@@ -33,7 +41,7 @@ def voila_url(tmp_path):
         t0 = time.time()
         while True:
             if p.poll() is not None: pytest.fail("voila exited: " + (tmp_path / "voila.log").read_text()[-2000:])
-            try: urllib.request.urlopen(url + "api/status" if False else url, timeout=2); break
+            try: urllib.request.urlopen(url, timeout=2); break
             except OSError: pass
             if time.time() - t0 > 40: pytest.fail("voila did not start in 40 s: " + (tmp_path / "voila.log").read_text()[-2000:])
             time.sleep(0.3)
@@ -44,15 +52,15 @@ def voila_url(tmp_path):
         except subprocess.TimeoutExpired: p.kill()
         log.close()
 
-def test_negotiate_in_a_real_browser(voila_url, tmp_path):
-    t0 = time.time()
+def test_negotiate_in_a_real_browser(deadline, voila_url, tmp_path):
+    t0 = deadline
     shots = Path(os.environ.get("BB_UI_SCREENSHOT_DIR", tmp_path)); shots.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True, args=ARGS,
                                                     viewport={"width": 1280, "height": 900})
         try:
             page = ctx.new_page()
-            page.set_default_timeout(60_000)
+            page.set_default_timeout(45_000)
             page.goto(voila_url, wait_until="domcontentloaded")
             play = page.locator(".bb-play")
             price = play.locator(".bb-in-price input")
