@@ -193,12 +193,26 @@ def _seller_for(task: TaskConfig, seller):
     if seller == "llm": return LLMSeller(task.seller_model)
     return seller  # any object with respond(view, rng) and config()
 
+def _fast_parse(a) -> dict | None:
+    "What `ACTION_SCHEMA.parse` returns for a plain, well-formed action dict; None sends anything else the slow way."
+    if type(a) is not dict: return None
+    m = a.get("message")
+    if m is not None and (type(m) is not str or len(m) > 500): return None
+    name = a.get("action")
+    if name == "offer":
+        p = a.get("price")
+        if (type(p) is not float and type(p) is not int) or not (.01 <= p <= 1e12): return None  # NaN fails too
+        return {"action": "offer", "price": p} if m is None else {"action": "offer", "price": p, "message": m}
+    if name == "accept" or name == "walk": return {"action": name} if m is None else {"action": name, "message": m}
+    return None
+
 class BazaarEnv:
     "The bazaar buyer environment (see the module docs for observations, actions and rewards)."
 
     def __init__(self, task: TaskConfig, seed: int = 0, seller=None):
         self.task = task
         self.seller = _seller_for(task, seller if seller is not None else task.seller)
+        self._wants_dialogue = getattr(self.seller, "wants_dialogue", True)  # rule sellers never read it
         self.opponent_version = version_hash({"task": task.describe(), "seller": self.seller.config()})
         self._seed = seed
         self.s = BazaarState()
@@ -230,13 +244,13 @@ class BazaarEnv:
         firm = s.caps / s.deal_index if s.deal_index else 0.0
         return SellerView(PERSONAS[s.persona], s.title, s.currency, s.tick, s.ask0, s.reservation, s.floor, s.last_ask,
                           offer, s.t, task.max_rounds, buyer_raise, buyer_message, s.pressure, firm, s.insults, s.flex,
-                          task.cue_mode, tuple(s.dialogue[-DIALOGUE_WINDOW:]))
+                          task.cue_mode, tuple(s.dialogue[-DIALOGUE_WINDOW:]) if self._wants_dialogue else ())
 
     def _say(self, speaker: str, action: str, price, message: str, extra: dict | None = None):
         s = self.s
         d = {"round": s.t, "speaker": speaker, "action": action, "price": price, "message": message}
         s.dialogue.append(d)
-        data = dict(extra) if extra else {}
+        data = extra if extra is not None else {}  # callers hand over a dict they no longer use
         if speaker == "seller" and self.task.tells:
             tl = _tells_cached(message) if message else ()
             s.last_tells = tl
@@ -276,7 +290,7 @@ class BazaarEnv:
     def _check(self, action) -> dict:
         s = self.s
         if s.done: raise ActionError("invalid_now", None, "the episode is over; call reset()")
-        a = ACTION_SCHEMA.parse(action)
+        a = _fast_parse(action) or ACTION_SCHEMA.parse(action)
         if a["action"] == "offer":
             p = a["price"]
             if p > s.budget: raise ActionError("out_of_range", "price", f"price {p:g} is above your budget {s.budget:g}")
@@ -572,16 +586,11 @@ def gym_env(task: str = "single_deal", seed: int = 0, **overrides):
     return gym_view(make_env(task, seed, **overrides))
 
 # %% ../../nbs/13_bazaar_env.ipynb #68ca5d65
-def bench_steps(seconds: float = 2.0,      # how long to run
-                task: str = "single_deal",
-                policy: str = "expert",     # a name in `bazaar.policies.POLICIES`
-               ) -> dict:
-    "Env steps per second with a scripted buyer (policy time included)."
+def _bench_one(task: str, policy: str, seconds: float) -> dict:
     from bazaarbatna.bazaar.policies import POLICIES
     env, pol = make_env(task), POLICIES[policy]()
-    steps = episodes = 0
-    t0 = time.perf_counter(); end = t0 + seconds
-    seed = 0
+    steps = episodes = seed = 0
+    c0, t0 = time.process_time(), time.perf_counter(); end = t0 + seconds
     while True:
         obs = env.reset(seed); pol.reset(seed); seed += 1
         done = False
@@ -589,5 +598,17 @@ def bench_steps(seconds: float = 2.0,      # how long to run
             r = env.step(pol.act(obs)); obs, done = r.observation, r.done; steps += 1
         episodes += 1
         if (episodes & 15) == 0 and time.perf_counter() > end: break
-    dt = time.perf_counter() - t0
-    return {"steps_per_s": steps / dt, "episodes": episodes, "steps": steps, "seconds": dt, "task": task, "policy": policy}
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"policy": policy, "steps_per_s": round(steps / dt), "steps_per_cpu_s": round(steps / max(cpu, 1e-9)),
+            "episodes": episodes, "steps": steps, "seconds": round(dt, 3), "cpu_seconds": round(cpu, 3)}
+
+def bench_steps(seconds: float = 2.0,       # how long to run each buyer
+                task: str = "single_deal",
+                policy: str = "expert",      # the headline buyer, a name in `bazaar.policies.POLICIES`
+                simple: str | None = "split_difference",  # a cheap baseline buyer also measured (None: skip)
+               ) -> dict:
+    "Env steps per second (wall and process-CPU) with scripted buyers, policy time included."
+    r = _bench_one(task, policy, seconds)
+    out = {"steps_per_s": r["steps_per_s"], "steps_per_cpu_s": r["steps_per_cpu_s"], "task": task, **r}
+    if simple: out["simple"] = _bench_one(task, simple, seconds)
+    return out

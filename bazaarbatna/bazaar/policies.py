@@ -82,7 +82,8 @@ class Expert(_Base):
 
     def _update(self, obs):
         so = obs["seller_offers"]
-        key = (obs["opening_ask"], obs.get("career", {}).get("deal_index", 0))
+        c = obs.get("career")
+        key = (obs["opening_ask"], c["deal_index"] if c else 0)
         if key != self.key or self.belief is None or len(so) < self.seen:
             self.key, self.seen = key, 0
             self.belief = ReservationBelief(obs["opening_ask"], obs["max_rounds"], band=LEAK_BAND)
@@ -116,10 +117,14 @@ class Expert(_Base):
             cont = -.1 if k >= T else .5 * (budget - rhat) / scale * (1.0 if k + 1 <= dl else max(0.0, 1 - .2 * (k + 1 - dl)))
             best_p, best_v = ask, (budget - ask) / scale * late
             lo = min(tg for _, tg in targets) - 2 * sd
+            # hypotheses the posterior has ruled out (weight < 1e-9) cannot move the choice; dropping them
+            # saves most of the erf calls (usually one or two hypotheses are left by the closing round)
+            targets = [(w, tg) for w, tg in targets if w > 1e-9]
+            inv, erf = 1 / (sd * 1.4142), math.erf
             for i in range(25):
                 cand = lo + (ask - lo) * i / 24
                 if cand > budget: break
-                pr = sum(w * .5 * (1 + math.erf((cand - tg) / (sd * 1.4142))) for w, tg in targets)
+                pr = .5 * sum(w * (1 + erf((cand - tg) * inv)) for w, tg in targets)
                 v = pr * (budget - cand) / scale * late + (1 - pr) * cont
                 if v > best_v: best_p, best_v = cand, v
             return _offer(obs, best_p, msg)

@@ -15,7 +15,7 @@ from .tells import concession_fraction, tell_summary, _tells_cached
 # %% auto #0
 __all__ = ['LEAK_BAND', 'PERSONAS', 'CUE_TEXT', 'price_tick', 'ceil_tick', 'leak_band', 'counter_floor', 'format_price',
            'numbers_in', 'leaks_reservation', 'Persona', 'SellerView', 'SellerReply', 'guard_counter', 'safe_message',
-           'apply_guards', 'seller_message', 'RuleSeller', 'parse_seller_reply', 'LLMSeller']
+           'apply_guards', 'seller_message', 'buyer_pressure', 'RuleSeller', 'parse_seller_reply', 'LLMSeller']
 
 # %% ../../nbs/12_bazaar_sellers.ipynb #079866ac
 LEAK_BAND = 0.03  # a number within this fraction of the reservation (or one tick) counts as revealing it
@@ -116,7 +116,7 @@ class SellerView:
     insults: int = 0                 # insulting offers so far, before this one
     flex: float = 0.5                # 0..1, how flexible it truly is (drives honest cues)
     cue_mode: str = "persona"        # "persona" cues, "honest" cues that track flex, or "none"
-    dialogue: tuple = ()             # recent turns (for LLM sellers)
+    dialogue: tuple = ()             # recent turns (filled only for sellers whose `wants_dialogue` is true)
 
     @property
     def final(self) -> bool: return self.t >= self.T
@@ -188,31 +188,44 @@ CUE_TEXT = {
     "condition": {"en": ["There is a small scratch.", "It needs some servicing."], "hi": ["Thoda scratch hai.", "Halki dikkat hai."]},
 }
 
+def _choice(rng, seq):
+    "`rng.choice(seq)` for a `random.Random`, same draws, without its two layers of method calls."
+    n = len(seq); k = n.bit_length(); r = rng.getrandbits(k)
+    while r >= n: r = rng.getrandbits(k)
+    return seq[r]
+
 def _pick_cue(v: SellerView, rng) -> str:
     p = v.persona
     if v.cue_mode == "none" or rng.random() >= (.9 if v.cue_mode == "honest" else p.cue_rate): return ""
     if v.cue_mode == "honest":
-        sig = rng.choice(("urgency", "sympathy", "condition")) if rng.random() < v.flex else "confidence"
+        sig = _choice(rng, ("urgency", "sympathy", "condition")) if rng.random() < v.flex else "confidence"
     else:
         tot = sum(w for _, w in p.cues); x = rng.random() * tot
         for sig, w in p.cues:
             x -= w
             if x <= 0: break
     lang = "hi" if v.currency == "INR" and rng.random() < .5 else "en"
-    return rng.choice(CUE_TEXT[sig][lang])
+    return _choice(rng, CUE_TEXT[sig][lang])
 
 def seller_message(kind: str, v: SellerView, price: float | None, rng) -> str:
     "A templated seller message of `kind` (open/counter/accept/walk/reject) with an optional cue."
     lang = "hi" if v.currency == "INR" and rng.random() < .5 else "en"
-    tpl = rng.choice(_T[kind][lang])
+    tpl = _choice(rng, _T[kind][lang])
     if kind in ("open", "counter"):
         return tpl.format(title=v.title, p=format_price(price, v.currency), cue=_pick_cue(v, rng)).rstrip()
     return tpl
 
 # %% ../../nbs/12_bazaar_sellers.ipynb #2ae22c26
+@lru_cache(maxsize=8192)
+def buyer_pressure(message: str) -> float:
+    "How hard a buyer message pushes (strongest deception, sympathy or urgency tell); memoised per message."
+    s = tell_summary(_tells_cached(message))
+    return max(s["deception"], s["sympathy"], s["urgency"])
+
 class RuleSeller:
     "The scripted seller: persona-, time-, inventory- and history-dependent concessions, under the guards."
     kind = "rule"
+    wants_dialogue = False  # it never reads `SellerView.dialogue`, so the env need not build it
 
     def config(self) -> dict: return {"kind": "rule", "personas": {k: repr(p) for k, p in PERSONAS.items()}, "leak_band": LEAK_BAND}
 
@@ -223,8 +236,7 @@ class RuleSeller:
         gap = (v.ask0 - v.floor) * (1 - concession_fraction(v.t, v.T, e)) * (1 + p.noise * (2 * rng.random() - 1))
         target = v.floor + gap
         if v.buyer_message and p.gullibility:
-            s = tell_summary(_tells_cached(v.buyer_message))
-            push = max(s["deception"], s["sympathy"], s["urgency"])
+            push = buyer_pressure(v.buyer_message)
             target -= p.gullibility * push * .15 * (v.last_ask - target if v.last_ask > target else 0)
         return min(target, v.last_ask - p.reciprocity * max(0.0, v.buyer_raise))
 
@@ -265,6 +277,7 @@ def parse_seller_reply(text: str, v: SellerView) -> SellerReply:
 class LLMSeller:
     "A seller played by a chat model (the embedded SmolLM2 by default), wrapped in the shared guards."
     kind = "llm"
+    wants_dialogue = True
 
     def __init__(self, model="embedded",  # a model name/path for `load_model`, or a loaded model
                  tokenizer=None, max_new_tokens: int = 48, temperature: float = .7):

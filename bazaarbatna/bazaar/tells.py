@@ -81,13 +81,24 @@ _CUE_RE = re.compile("|".join(f"(?P<c{i}>{p})" for i, (_, _, _, p) in enumerate(
 # %% ../../nbs/11_bazaar_tells.ipynb #0373ccf2
 _MASK = str.maketrans("123456789", "000000000")
 
+_SEG_RE = re.compile(r"[\w '\-]+")  # the only characters a cue can match
+
+def _scan_whole(text: str) -> tuple:
+    "Unsplit, uncached scan: the reference the fast path is checked against."
+    return tuple((m.start(), m.end(), *CUES[int(m.lastgroup[1:])][:3]) for m in _CUE_RE.finditer(text))
+
+@lru_cache(maxsize=65536)
+def _scan_segment(seg: str) -> tuple: return _scan_whole(seg)
+
 @lru_cache(maxsize=65536)
 def _scan(masked: str) -> tuple:
-    out = []
-    for m in _CUE_RE.finditer(masked):
-        sig, score, lang, _ = CUES[int(m.lastgroup[1:])]
-        out.append((m.start(), m.end(), sig, score, lang))
-    return tuple(out)
+    out = ()
+    for m in _SEG_RE.finditer(masked):
+        hits = _scan_segment(m.group())
+        if hits:
+            o = m.start()
+            out += tuple((a + o, b + o, sig, sc, lang) for a, b, sig, sc, lang in hits)
+    return out
 
 @lru_cache(maxsize=65536)
 def _tells_cached(text: str) -> tuple:
@@ -126,6 +137,7 @@ def concession_fraction(t: int,    # buyer offers so far
 
 # %% ../../nbs/11_bazaar_tells.ipynb #98e4ddf1
 _TELL_SHIFT = {"urgency": -.06, "sympathy": -.03, "deception": -.03, "confidence": .05, "condition": -.03}
+_LOG_E = tuple(math.log(e) for e in E_GRID)
 
 class ReservationBelief:
     "Posterior over a seller's concession curve; `estimate()` gives the reservation's mean and spread."
@@ -151,9 +163,10 @@ class ReservationBelief:
         if t <= 0: return
         y = self.a0 - ask
         gs = _g_table(self.T)[min(t, self.T)]
-        sgy, sgg, syy = self.sgy, self.sgg, self.syy
-        for i, g in enumerate(gs):
-            sgy[i] += g * y; sgg[i] += g * g; syy[i] += y * y
+        yy = y * y
+        self.sgy = [a + g * y for a, g in zip(self.sgy, gs)]
+        self.sgg = [a + g * g for a, g in zip(self.sgg, gs)]
+        self.syy = [a + yy for a in self.syy]
         self.last = min(self.last, ask); self.n += 1
 
     def observe_rejection(self, offer: float):
@@ -165,23 +178,23 @@ class ReservationBelief:
         shift = sum(_TELL_SHIFT[s] * v for s, v in summary.items() if v)
         if not shift: return
         self.prior_gap = min(self.a0, max(0.0, self.prior_gap - shift * self.a0))
-        for i, e in enumerate(E_GRID):  # urgency & co. favour conceders, confidence favours holders
-            self.logp[i] += -shift * 8 * math.log(e)
+        lp = self.logp  # urgency & co. favour conceders, confidence favours holders
+        for i, le in enumerate(_LOG_E): lp[i] += -shift * 8 * le
 
     def hypotheses(self) -> list:
         "(weight, reservation) for each concession exponent, weights summing to 1."
-        k, G0, out, best = self.kappa, self.prior_gap, [], -1e300
-        cap = self.last / (1 + self.band)
-        for i in range(len(E_GRID)):
-            sgg = self.sgg[i]
-            G = (self.sgy[i] + k * G0) / (sgg + k)
-            sse = self.syy[i] - 2 * G * self.sgy[i] + G * G * sgg
-            lp = self.logp[i] - sse / (2 * self.sigma * self.sigma)
-            r = max(self.lo, min(cap, (self.a0 - G) / (1 + self.band)))
-            out.append((lp, r)); best = max(best, lp)
-        ws = [math.exp(lp - best) for lp, _ in out]
+        k, kG0, lo, a0, b1 = self.kappa, self.kappa * self.prior_gap, self.lo, self.a0, 1 + self.band
+        cap, s2 = self.last / b1, 2 * self.sigma * self.sigma
+        lps, rs = [], []
+        for lp, sgy, sgg, syy in zip(self.logp, self.sgy, self.sgg, self.syy):
+            G = (sgy + kG0) / (sgg + k)
+            lps.append(lp - (syy - 2 * G * sgy + G * G * sgg) / s2)
+            r = (a0 - G) / b1
+            rs.append(max(lo, cap if r > cap else r))
+        best, exp = max(lps), math.exp
+        ws = [exp(lp - best) for lp in lps]
         z = sum(ws)
-        return [(w / z, r) for w, (_, r) in zip(ws, out)]
+        return [(w / z, r) for w, r in zip(ws, rs)]
 
     def estimate(self) -> tuple:
         "Posterior mean and standard deviation of the reservation price."
