@@ -12,7 +12,7 @@ from .sellers import LEAK_BAND
 
 # %% auto #0
 __all__ = ['POLICIES', 'POLICY_DOCS', 'AlwaysAccept', 'Lowballer', 'SplitDifference', 'TimeDependent', 'Boulware', 'Conceder',
-           'TitForTat', 'Expert']
+           'TitForTat', 'Expert', 'tells_ablation']
 
 # %% ../../nbs/14_bazaar_policies.ipynb #f28c196d
 def _offer(obs: dict, price: float, message: str = "") -> dict:
@@ -132,3 +132,33 @@ class Expert(_Base):
 
 POLICIES = {p.name: p for p in (AlwaysAccept, Lowballer, SplitDifference, Boulware, Conceder, TitForTat, Expert)}
 POLICY_DOCS = {n: p.__doc__ for n, p in POLICIES.items()}
+
+# %% ../../nbs/14_bazaar_policies.ipynb #e9c39fe9
+def tells_ablation(tasks=("read_the_tells", "deceptive_seller"),  # bazaar tasks to compare on
+                   policies=("expert", "tit_for_tat"),             # buyers, names in `POLICIES`
+                   seeds="eval:200",                               # a seed spec for `evaluate.parse_seeds`
+                   metric: str = "utility",                        # "utility", "reward" or "deal"
+                   n_boot: int = 2000,
+                  ) -> list[dict]:  # one row per (task, buyer): means with tells on/off, paired difference and CI
+    "Paired tells-on minus tells-off difference per task and buyer, with a bootstrap 95% CI."
+    from bazaarbatna.bazaar.env import make_env
+    from bazaarbatna.evaluate import parse_seeds, paired_difference
+    seeds, rows = parse_seeds(seeds), []
+    for task in tasks:
+        for name in policies:
+            recs = []
+            for tells in (True, False):
+                env, pol = make_env(task, tells=tells), POLICIES[name]()
+                for s in seeds:
+                    obs, done, ret = env.reset(s), False, 0.0; pol.reset(s)
+                    while not done:
+                        r = env.step(pol.act(obs)); obs, done = r.observation, r.done; ret += r.reward
+                    ep = r.info["episode"]
+                    recs.append({"arena": "bazaar", "task": task, "policy": "on" if tells else "off", "seed": s,
+                                 "utility": ep["utility"], "reward": ret, "deal": float(ep["deal"])})
+            d = paired_difference(recs, "on", "off", metric=metric, n_boot=n_boot)
+            mean = lambda tag: sum(x[metric] for x in recs if x["policy"] == tag) / len(seeds)
+            rows.append({"task": task, "policy": name, "metric": metric, "n": d["n"], "tells_on": round(mean("on"), 4),
+                         "tells_off": round(mean("off"), 4), "diff": round(d["mean_diff"], 4), "ci_lo": round(d["ci_lo"], 4),
+                         "ci_hi": round(d["ci_hi"], 4), "wins": d["wins"], "ties": d["ties"], "losses": d["losses"]})
+    return rows

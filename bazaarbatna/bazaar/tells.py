@@ -163,10 +163,9 @@ class ReservationBelief:
         if t <= 0: return
         y = self.a0 - ask
         gs = _g_table(self.T)[min(t, self.T)]
-        yy = y * y
-        self.sgy = [a + g * y for a, g in zip(self.sgy, gs)]
-        self.sgg = [a + g * g for a, g in zip(self.sgg, gs)]
-        self.syy = [a + yy for a in self.syy]
+        sgy, sgg, syy = self.sgy, self.sgg, self.syy
+        for i, g in enumerate(gs):
+            sgy[i] += g * y; sgg[i] += g * g; syy[i] += y * y
         self.last = min(self.last, ask); self.n += 1
 
     def observe_rejection(self, offer: float):
