@@ -8,7 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/bazaar_quality.html.md"""
 from __future__ import annotations
 import math
 from .env import make_env
-from .sellers import leaks_reservation
+from .sellers import leaks_reservation, LLMSeller
 from .tells import tell_summary, _tells_cached, SIGNALS
 from .policies import POLICIES
 
@@ -60,11 +60,12 @@ def seller_quality_report(episodes: int = 50,  # negotiations to play
     "Play `episodes` negotiations against `seller` and check its behaviour; JSON-able."
     buyer = POLICIES["split_difference"]()
     cents = train_persona_classifier(seller="rule" if seller == "llm" else seller)
+    play_as = LLMSeller() if seller == "llm" else seller  # one LLM seller (one model load) for every episode
     n_anch = n_below = n_leak = n_floor = n_mono = n_cap = n_deal = n_right = n_blocked = 0
     rounds = []
     for i in range(episodes):
         persona = CORE_PERSONAS[i % len(CORE_PERSONAS)]
-        env = make_env("single_deal", personas=(persona,), seller=seller)
+        env = make_env("single_deal", personas=(persona,), seller=play_as)
         ep, tr = _episode(env, buyer, seed + i)
         s = env.s
         res = ep["reservation"]
