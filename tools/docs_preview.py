@@ -156,7 +156,7 @@ def render_html(proc_nb: Path, out_html: Path, site_pages: list[str] | None = No
         if c["cell_type"] == "code":
             dirs = [l for l in src.splitlines() if l.startswith("#|")]
             c["source"] = "\n".join(l for l in src.splitlines() if not l.startswith("#|"))
-            if any(re.search(r"echo:\s*false", d) for d in dirs): c["metadata"] = {"tags": ["remove_input"]}   # Quarto hides the input
+            if any(re.search(r"echo:\s*false|code-fold:\s*true", d) for d in dirs): c["metadata"] = {"tags": ["remove_input"]}   # Quarto hides (or folds) the input
             if any(re.search(r"output:\s*false", d) for d in dirs): c["outputs"] = []
             for o in c.get("outputs", []):
                 md = o.get("data", {}).get("text/markdown")
