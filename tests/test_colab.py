@@ -53,6 +53,16 @@ def _kernel(tmp_path):
                                                "display_name": "bazaarbatna test", "language": "python"}))
     return str(tmp_path / "jupyter")
 
+def _untrained_adapter(path):
+    "A freshly initialised LoRA adapter on the embedded model (identical outputs to the base), to run the adapter path."
+    from peft import get_peft_model
+    from bazaarbatna.models import load_model
+    from bazaarbatna.train.profiles import get_profile, lora_config
+    m, tok = load_model("embedded")
+    get_peft_model(m, lora_config(get_profile("cpu"))).save_pretrained(str(path)); tok.save_pretrained(str(path))
+    assert (path / "adapter_config.json").exists()
+    return str(path)
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_colab_notebook_runs_on_cpu(name, tmp_path, monkeypatch):
@@ -62,6 +72,7 @@ def test_colab_notebook_runs_on_cpu(name, tmp_path, monkeypatch):
         monkeypatch.setenv(k, v)
     params = dict(SMALL[name])
     if name == "02_train.ipynb": params["OUT_DIR"] = str(tmp_path / "run")
+    if name == "03_evaluate.ipynb": params["ADAPTERS"] = [_untrained_adapter(tmp_path / "runs" / "lora" / "final")]
     t0 = time.time()
     out = tmp_path / name
     pm.execute_notebook(str(COLAB / name), str(out), parameters=params, kernel_name="bb-test", cwd=str(tmp_path),
@@ -77,4 +88,8 @@ def test_colab_notebook_runs_on_cpu(name, tmp_path, monkeypatch):
     if name in ("01_quickstart.ipynb", "03_evaluate.ipynb"):
         run = tmp_path / ("quickstart_runs" if name.startswith("01") else "eval_runs")
         assert (run / "results.jsonl").exists() and list((run / "figures").glob("*.png"))
+    if name == "03_evaluate.ipynb":   # the adapter played, and the before/after pair is base model vs adapter
+        pols = {json.loads(l)["policy"] for l in (tmp_path / "eval_runs" / "results.jsonl").read_text().splitlines() if l.strip()}
+        assert "llm:embedded" in pols and any(p.startswith("llm:") and p.endswith("final") for p in pols), pols
+        assert (tmp_path / "eval_runs" / "figures" / "before_after_llm.png").exists()
     print(f"{name}: {time.time() - t0:.0f} s")
