@@ -315,3 +315,18 @@ def test_market_modules_do_not_import_torch():
 def test_bench_steps_reports():
     r = bench_steps(.2, "single_trade")
     assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0
+
+_PIECES = ["guaranteed 99", "Guaranteed 99", "guaranteed 990", "99", "9", "1", "0", "%", " ", "95%", "12.5 %", "99%", "you", "both",
+           "best deal", "act now", "fair", "GPU", "hours", "reliable", "BLOCK", "A", "!", "x", "٣", "or else", "\n"]
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30), st.sampled_from([None, .3, .6, .9, .95]), st.booleans())
+def test_judge_memo_key_never_changes_a_score(pieces, rel, repeated):
+    "The memo shares one entry among texts that differ only in digits; every score equals a fresh, unmemoized one."
+    from bazaarbatna.market.judge import RuleJudge
+    j = RuleJudge()
+    text = "".join(pieces)
+    facts = None if rel is None else {"reliability": rel}
+    variants = [text, text.translate(str.maketrans("0123456789", "9876543210")), text.translate(str.maketrans("0123456789", "1111111111"))]
+    for t in variants:   # the shared memo first sees one variant, then the others
+        assert j.score(t, facts, repeated) == RuleJudge()._score(t, facts, repeated), t
