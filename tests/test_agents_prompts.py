@@ -1,0 +1,48 @@
+"Compact prompts: shorter, same facts (latest offers and asks, the last dialogue lines), and trained/evaluated consistently."
+import pytest
+from bazaarbatna.arenas import make_env, make_policy
+from bazaarbatna.agents import build_messages, compact_observation, compact_system_prompt
+
+def _mid_episode(task="single_deal", seed=3, steps=5):
+    env, pol = make_env("bazaar", task, seed=seed), make_policy("bazaar", "expert")
+    pol.reset(seed); obs = env.reset(seed=seed)
+    for _ in range(steps):
+        r = env.step(pol.act(obs))
+        if r.done: break
+        obs = r.observation
+    return obs
+
+@pytest.mark.parametrize("task", ["single_deal", "career_10", "read_the_tells", "deceptive_seller"])
+def test_compact_bazaar_keeps_latest_facts(task):
+    obs = _mid_episode(task)
+    full, short = build_messages("bazaar", obs), build_messages("bazaar", obs, compact=True)
+    assert sum(len(m["content"]) for m in short) < 0.75 * sum(len(m["content"]) for m in full)
+    u = short[1]["content"]
+    lines = {l.split(": ")[0]: l for l in full[1]["content"].splitlines() if ": " in l}
+    for key in ("Your offers", "Seller's asks"):                                  # the latest entries survive
+        if key in lines: assert lines[key].split(", ")[-1] in u
+    assert lines["Seller's asks"].split(", ")[-1] in u and len(u.splitlines()) <= len(full[1]["content"].splitlines())
+    talk = [l for l in u.splitlines() if l.startswith("  buyer") or l.startswith("  seller")]
+    assert len(talk) <= 2
+
+@pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])
+def test_compact_market_lists_every_action(task):
+    from bazaarbatna.arenas import get_arena
+    sp = compact_system_prompt("market")
+    for name in get_arena("market").ACTION_SCHEMA.actions: assert f'"action": "{name}"' in sp
+    obs = make_env("market", task, seed=1).reset(seed=1)
+    assert len(build_messages("market", obs, compact=True)[0]["content"]) < len(build_messages("market", obs)[0]["content"]) / 2
+
+def test_compact_observation_is_idempotent_and_never_grows():
+    t = "Your offers: $1, $2, $3, $4, $5, $6\n  buyer: a\n  seller: b\n  buyer: c\nTells: x"
+    c = compact_observation(t)
+    assert compact_observation(c) == c and len(c) < len(t) and c.endswith("Tells: x")
+
+def test_training_and_eval_use_the_same_prompt():
+    from bazaarbatna.train.sft import expert_samples
+    from bazaarbatna.train.grpo import build_grpo_dataset
+    s = expert_samples("bazaar", ["single_deal"], seeds=[0], compact=True)[0]
+    obs = make_env("bazaar", "single_deal", seed=0).reset(seed=0)
+    assert s["prompt"] == build_messages("bazaar", obs, compact=True)
+    ds, states = build_grpo_dataset(("bazaar",), n_seeds=1, max_per_episode=1, tasks={"bazaar": ["single_deal"]}, compact=True)
+    assert ds[0]["prompt"] == build_messages("bazaar", states[ds[0]["state_id"]].obs, compact=True)
