@@ -175,7 +175,7 @@ def render_html(proc_nb: Path, out_html: Path, site_pages: list[str] | None = No
     from nbdev.config import nbpath2html
     nav = "".join(f'<a href="{nbpath2html(p).as_posix()}">{html.escape(Path(nbpath2html(p)).stem)}</a>' for p in (site_pages or []))
     head = (f"<style>{css}\nbody{{margin:0}} nav.bb{{background:#2780e3;padding:10px 24px;font:15px sans-serif}}"
-            "nav.bb a{color:#fff;margin-right:14px;text-decoration:none} nav.bb b{color:#fff;margin-right:24px}"
+            "nav.bb a{color:#fff;margin-right:14px;text-decoration:none} nav.bb b{color:#fff;margin-right:24px} img{max-width:100%;height:auto}"
             ".jp-Cell-inputWrapper:has(.jp-InputArea-editor pre:empty){display:none} p.description{font-size:130%;opacity:.7;font-style:italic}</style>")
     body = body.replace("</head>", head + "</head>", 1)
     body = re.sub(r"(<body[^>]*>)", r'\1<nav class="bb"><b>BazaarBATNA</b>' + nav.replace("\\", r"\\") + "</nav>", body, count=1)
