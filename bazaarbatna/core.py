@@ -16,11 +16,19 @@ __all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'make
            'gym_view']
 
 # %% ../nbs/00_core.ipynb #ef073422
+_new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
+
 def make_rng(seed: int,  # the episode seed
              *salt: Any,  # names the stream, e.g. `"seller"`, `round_no`
             ) -> random.Random:
     "A `random.Random` that depends only on `seed` and `salt`."
-    return random.Random(":".join(map(str, (seed, *salt))))
+    # exactly `random.Random(":".join(...))` (string seeds go through SHA-512, `Random.seed` version 2),
+    # minus the Python-level `__init__`/`seed` dispatch: the Mersenne Twister is seeded in C directly
+    key = ":".join(map(str, (seed, *salt))).encode()
+    r = _new_random(random.Random)
+    _seed_mt(r, int.from_bytes(key + _sha512(key).digest(), "big"))
+    r.gauss_next = None
+    return r
 
 # %% ../nbs/00_core.ipynb #5e00cfca
 ERROR_CODES = {

@@ -146,13 +146,20 @@ class BazaarState:
         return c
 
 # %% ../../nbs/13_bazaar_env.ipynb #f9d045ab
+def _randint(rng, a: int, b: int) -> int:
+    "`rng.randint(a, b)` for a `random.Random`, same draws, without its three layers of method calls."
+    n = b - a + 1; k = n.bit_length(); r = rng.getrandbits(k)
+    while r >= n: r = rng.getrandbits(k)
+    return a + r
+
 def draw_deal(task: TaskConfig, rng, s: BazaarState) -> BazaarState:
     "Fill `s` with a fresh listing, persona and prices for `task`."
     ls = listings_in(task.categories)
-    l = ls[int(rng.random() * len(ls))]
-    cur = task.currency if task.currency != "any" else ("INR" if rng.random() < .5 else "USD")
-    street, mrp = l.price("street", cur), l.price("mrp", cur)
-    u = rng.uniform
+    rnd = rng.random
+    l = ls[int(rnd() * len(ls))]
+    cur = task.currency if task.currency != "any" else ("INR" if rnd() < .5 else "USD")
+    street, mrp = (l.street_inr, l.mrp_inr) if cur == "INR" else (l.street_usd, l.mrp_usd)
+    u = lambda a, b: a + (b - a) * rnd()   # `rng.uniform`, same draws
     if task.price_model == "mrp":
         ask0 = nice_round(mrp * u(.95, 1.0))
         cost = street * u(.8, .92)
@@ -175,12 +182,12 @@ def draw_deal(task: TaskConfig, rng, s: BazaarState) -> BazaarState:
     s.listing_id, s.title, s.category, s.condition, s.mrp, s.currency = l.id, l.title, l.category, l.condition, mrp, cur
     s.persona = task.personas[int(rng.random() * len(task.personas))]
     s.tick, s.ask0, s.reservation, s.floor, s.cost, s.budget, s.flex = tick, ask0, res, floor, round(cost, 2), budget, flex
-    s.deadline = rng.randint(*task.deadline) if task.deadline else 0
-    k = rng.randint(*task.inventory)
+    s.deadline = _randint(rng, *task.deadline) if task.deadline else 0
+    k = _randint(rng, *task.inventory)
     s.pressure = min(1.0, (k - 1) / 7)
     s.t, s.last_ask, s.insults = 0, ask0, 0
     s.buyer_offers, s.seller_offers, s.last_tells, s.tell_scores = [], [ask0], (), {}
-    s.rival_budgets = [round(u(res * .95, min(budget * .95, ask0 * .98)), 2) for _ in range(task.n_rivals)]
+    s.rival_budgets = [round(u(res * .95, min(budget * .95, ask0 * .98)), 2) for _ in range(task.n_rivals)] if task.n_rivals else []
     s.rival_bids = [0.0] * task.n_rivals
     return s
 
@@ -216,7 +223,7 @@ class BazaarEnv:
         self.opponent_version = version_hash({"task": task.describe(), "seller": self.seller.config()})
         self._seed = seed
         self.s = BazaarState()
-        self.rng = None
+        self.rng = self._v = None
         self.transcript = Transcript()
         self.reset(seed)
 
@@ -236,15 +243,25 @@ class BazaarEnv:
 
     def _open(self):
         s = self.s
+        self._v = self._deal_view()
         msg = seller_message("open", self._view(0.0), s.ask0, self.rng)
         self._say("seller", "ask", s.ask0, msg)
 
-    def _view(self, offer: float, buyer_raise: float = 0.0, buyer_message: str = "") -> SellerView:
+    def _deal_view(self) -> SellerView:
+        "A fresh seller view of the current deal (its per-turn fields are set by `_view`)."
         s, task = self.s, self.task
         firm = s.caps / s.deal_index if s.deal_index else 0.0
         return SellerView(PERSONAS[s.persona], s.title, s.currency, s.tick, s.ask0, s.reservation, s.floor, s.last_ask,
-                          offer, s.t, task.max_rounds, buyer_raise, buyer_message, s.pressure, firm, s.insults, s.flex,
-                          task.cue_mode, tuple(s.dialogue[-DIALOGUE_WINDOW:]) if self._wants_dialogue else ())
+                          0.0, s.t, task.max_rounds, 0.0, "", s.pressure, firm, s.insults, s.flex, task.cue_mode)
+
+    def _view(self, offer: float, buyer_raise: float = 0.0, buyer_message: str = "") -> SellerView:
+        "The seller's view of this turn: one object per deal, updated in place, for a seller that reads no dialogue."
+        s = self.s
+        if self._wants_dialogue:  # such a seller (an LLM, a custom one) may keep its views: a new one each turn
+            v = self._deal_view(); v.dialogue = tuple(s.dialogue[-DIALOGUE_WINDOW:])
+        else: v = self._v
+        v.last_ask, v.offer, v.t, v.buyer_raise, v.buyer_message, v.insults = s.last_ask, offer, s.t, buyer_raise, buyer_message, s.insults
+        return v
 
     def _say(self, speaker: str, action: str, price, message: str, extra: dict | None = None):
         s = self.s
@@ -435,6 +452,7 @@ class BazaarEnv:
         s, rs, meta, turns, seed = snap
         self.s = s.copy(); self.rng.setstate(rs); self._seed = seed
         self.transcript = Transcript(dict(meta), list(turns))
+        self._v = self._deal_view()
 
 # %% ../../nbs/13_bazaar_env.ipynb #777005f6
 def make_env(task: str = "single_deal",  # a name in `TASKS`

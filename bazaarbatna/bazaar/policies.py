@@ -95,40 +95,42 @@ class Expert(_Base):
 
     def act(self, obs):
         b = self._update(obs)
-        a0, T, budget, ask = obs["opening_ask"], obs["max_rounds"], obs["budget"], obs["ask"]
+        T = obs["max_rounds"]
         k = obs["round"] + 1                      # the round this offer is made in
-        hs = b.hypotheses()
-        rhat = sum(w * r for w, r in hs)
-        scale = max(budget - .5 * rhat, 1e-9)
         dl = obs.get("deadline") or T
         close = min(T, dl)
         msg = "I've seen it cheaper online." if k == 1 else "Be reasonable, it's cheaper elsewhere."
         if obs.get("bidders"): close = max(1, close - 3)   # rivals may buy first: close earlier
-        if k >= close:
-            # where would the seller accept, under each hypothesis? (final round: at its reservation)
-            targets = []
-            for (w, r), e in zip(hs, E_GRID):
-                if k >= T: targets.append((w, r))
-                else:
-                    f = r * (1 + LEAK_BAND)
-                    targets.append((w, f + (a0 - f) * (1 - concession_fraction(k, T, e))))
-            sd = self.spread * a0
-            late = 1.0 if k <= dl else max(0.0, 1 - .2 * (k - dl))
-            cont = -.1 if k >= T else .5 * (budget - rhat) / scale * (1.0 if k + 1 <= dl else max(0.0, 1 - .2 * (k + 1 - dl)))
-            best_p, best_v = ask, (budget - ask) / scale * late
-            lo = min(tg for _, tg in targets) - 2 * sd
-            # hypotheses the posterior has ruled out (weight < 1e-9) cannot move the choice; dropping them
-            # saves most of the erf calls (usually one or two hypotheses are left by the closing round)
-            targets = [(w, tg) for w, tg in targets if w > 1e-9]
-            inv, erf = 1 / (sd * 1.4142), math.erf
-            for i in range(25):
-                cand = lo + (ask - lo) * i / 24
-                if cand > budget: break
-                pr = .5 * sum(w * (1 + erf((cand - tg) * inv)) for w, tg in targets)
-                v = pr * (budget - cand) / scale * late + (1 - pr) * cont
-                if v > best_v: best_p, best_v = cand, v
-            return _offer(obs, best_p, msg)
-        return _offer(obs, rhat * (.78 + .17 * k / close), msg)
+        if k < close: return _offer(obs, b.mean() * (.78 + .17 * k / close), msg)
+        a0, budget, ask = obs["opening_ask"], obs["budget"], obs["ask"]
+        hs = b.hypotheses()
+        rhat = sum([w * r for w, r in hs])
+        scale = max(budget - .5 * rhat, 1e-9)
+        # where would the seller accept, under each hypothesis? (final round: at its reservation)
+        targets = []
+        for (w, r), e in zip(hs, E_GRID):
+            if k >= T: targets.append((w, r))
+            else:
+                f = r * (1 + LEAK_BAND)
+                targets.append((w, f + (a0 - f) * (1 - concession_fraction(k, T, e))))
+        sd = self.spread * a0
+        late = 1.0 if k <= dl else max(0.0, 1 - .2 * (k - dl))
+        cont = -.1 if k >= T else .5 * (budget - rhat) / scale * (1.0 if k + 1 <= dl else max(0.0, 1 - .2 * (k + 1 - dl)))
+        best_p, best_v = ask, (budget - ask) / scale * late
+        lo = min(tg for _, tg in targets) - 2 * sd
+        # hypotheses the posterior has ruled out (weight < 1e-9) cannot move the choice; dropping them
+        # saves most of the erf calls (usually one or two hypotheses are left by the closing round)
+        targets = [(w, tg) for w, tg in targets if w > 1e-9]
+        inv, erf = 1 / (sd * 1.4142), math.erf
+        one = targets[0] if len(targets) == 1 else None   # the usual case by the closing round
+        for i in range(25):
+            cand = lo + (ask - lo) * i / 24
+            if cand > budget: break
+            if one: pr = .5 * (one[0] * (1 + erf((cand - one[1]) * inv)))
+            else: pr = .5 * sum([w * (1 + erf((cand - tg) * inv)) for w, tg in targets])
+            v = pr * (budget - cand) / scale * late + (1 - pr) * cont
+            if v > best_v: best_p, best_v = cand, v
+        return _offer(obs, best_p, msg)
 
 POLICIES = {p.name: p for p in (AlwaysAccept, Lowballer, SplitDifference, Boulware, Conceder, TitForTat, Expert)}
 POLICY_DOCS = {n: p.__doc__ for n, p in POLICIES.items()}

@@ -15,7 +15,8 @@ from .tells import concession_fraction, tell_summary, _tells_cached
 # %% auto #0
 __all__ = ['LEAK_BAND', 'PERSONAS', 'CUE_TEXT', 'price_tick', 'ceil_tick', 'leak_band', 'counter_floor', 'format_price',
            'numbers_in', 'leaks_reservation', 'Persona', 'SellerView', 'SellerReply', 'guard_counter', 'safe_message',
-           'apply_guards', 'seller_message', 'buyer_pressure', 'RuleSeller', 'parse_seller_reply', 'LLMSeller']
+           'apply_guards', 'seller_message', 'template_leaks', 'buyer_pressure', 'RuleSeller', 'parse_seller_reply',
+           'LLMSeller']
 
 # %% ../../nbs/12_bazaar_sellers.ipynb #079866ac
 LEAK_BAND = 0.03  # a number within this fraction of the reservation (or one tick) counts as revealing it
@@ -211,9 +212,21 @@ def seller_message(kind: str, v: SellerView, price: float | None, rng) -> str:
     "A templated seller message of `kind` (open/counter/accept/walk/reject) with an optional cue."
     lang = "hi" if v.currency == "INR" and rng.random() < .5 else "en"
     tpl = _choice(rng, _T[kind][lang])
-    if kind in ("open", "counter"):
+    if kind == "open" or kind == "counter":
         return tpl.format(title=v.title, p=format_price(price, v.currency), cue=_pick_cue(v, rng)).rstrip()
     return tpl
+
+def template_leaks(kind: str,             # the message kind handed to `seller_message`
+                   title: str,            # the listing title the template may name
+                   price: float | None,   # the price the template names (open/counter)
+                   reservation: float, tick: float = 1.0) -> bool:
+    "`leaks_reservation` of a `seller_message` of `kind`, read from its parts: the title's numbers and the price."
+    # templates and cue sentences hold no digit (checked below), and the title and the price are each set off by
+    # spaces or punctuation, so a message's numbers are exactly the price plus, in an opening, the title's numbers
+    if kind != "open" and kind != "counter": return False   # accept/walk/reject templates name no number
+    band = leak_band(reservation, tick)
+    if price is not None and abs(price - reservation) <= band: return True
+    return kind == "open" and any(abs(x - reservation) <= band for x in numbers_in(title))  # only openings name the title
 
 # %% ../../nbs/12_bazaar_sellers.ipynb #2ae22c26
 @lru_cache(maxsize=8192)
@@ -252,7 +265,7 @@ class RuleSeller:
         r = apply_guards(r, v, fallback=prop)
         if insult: r.data["insult"] = True
         r.message = seller_message(r.action, v, r.price, rng)
-        if leaks_reservation(r.message, v.reservation, v.tick):  # templates cannot leak; checked anyway
+        if template_leaks(r.action, v.title, r.price, v.reservation, v.tick):  # cannot happen (price >= floor); checked anyway
             r.data["leak_blocked"] = True; r.message = safe_message(r.action, r.price, v.currency)
         return r
 

@@ -128,6 +128,9 @@ E_GRID = (0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0, 4.5)  # concession exponents the b
 def _g_table(T: int) -> tuple:
     return tuple(tuple((t / T) ** (1 / e) for e in E_GRID) for t in range(T + 1))
 
+@lru_cache(maxsize=256)
+def _g2_table(T: int) -> tuple: return tuple(tuple(g * g for g in row) for row in _g_table(T))
+
 def concession_fraction(t: int,    # buyer offers so far
                         T: int,    # rounds in the negotiation
                         e: float,  # concession exponent
@@ -154,7 +157,7 @@ class ReservationBelief:
         self.prior_gap = self.a0 * (1 - prior_frac * (1 + band))
         k = len(E_GRID)
         self.logp = [0.0] * k
-        self.sgy, self.sgg, self.syy = [0.0] * k, [0.0] * k, [0.0] * k
+        self.sgy, self.sgg, self.syy = [0.0] * k, [0.0] * k, 0.0
         self.lo, self.last, self.n = 0.0, self.a0, 0
 
     def observe_counter(self, t: int,  # the buyer offers made before this counter
@@ -162,11 +165,12 @@ class ReservationBelief:
         "Update on a seller counter made after the buyer's `t`-th offer."
         if t <= 0: return
         y = self.a0 - ask
-        gs = _g_table(self.T)[min(t, self.T)]
-        sgy, sgg, syy = self.sgy, self.sgg, self.syy
-        for i, g in enumerate(gs):
-            sgy[i] += g * y; sgg[i] += g * g; syy[i] += y * y
-        self.last = min(self.last, ask); self.n += 1
+        i = t if t < self.T else self.T
+        self.sgy = [a + g * y for a, g in zip(self.sgy, _g_table(self.T)[i])]
+        self.sgg = [a + g2 for a, g2 in zip(self.sgg, _g2_table(self.T)[i])]
+        self.syy += y * y
+        if ask < self.last: self.last = ask
+        self.n += 1
 
     def observe_rejection(self, offer: float):
         "The seller refused `offer` at the final round, so the reservation is above it."
@@ -180,20 +184,27 @@ class ReservationBelief:
         lp = self.logp  # urgency & co. favour conceders, confidence favours holders
         for i, le in enumerate(_LOG_E): lp[i] += -shift * 8 * le
 
+    def _posterior(self) -> tuple:
+        "Unnormalised weights (max 1) and reservations, one per hypothesis."
+        k, kG0, b1, c = self.kappa, self.kappa * self.prior_gap, 1 + self.band, .5 / (self.sigma * self.sigma)
+        Gs = [(y + kG0) / (g + k) for y, g in zip(self.sgy, self.sgg)]
+        # log-likelihood up to the hypothesis-free term -syy/(2 sigma^2): -(syy - 2 G sgy + G^2 sgg) / (2 sigma^2)
+        lps = [lp + (y + y - G * g) * G * c for lp, y, g, G in zip(self.logp, self.sgy, self.sgg, Gs)]
+        lo, cap, a0 = self.lo, self.last / b1, self.a0
+        rs = [lo if (x := cap if r > cap else r) < lo else x for r in [(a0 - G) / b1 for G in Gs]]  # max(lo, min(cap, r))
+        best, exp = max(lps), math.exp
+        return [exp(lp - best) for lp in lps], rs
+
     def hypotheses(self) -> list:
         "(weight, reservation) for each concession exponent, weights summing to 1."
-        k, kG0, lo, a0, b1 = self.kappa, self.kappa * self.prior_gap, self.lo, self.a0, 1 + self.band
-        cap, s2 = self.last / b1, 2 * self.sigma * self.sigma
-        lps, rs = [], []
-        for lp, sgy, sgg, syy in zip(self.logp, self.sgy, self.sgg, self.syy):
-            G = (sgy + kG0) / (sgg + k)
-            lps.append(lp - (syy - 2 * G * sgy + G * G * sgg) / s2)
-            r = (a0 - G) / b1
-            rs.append(max(lo, cap if r > cap else r))
-        best, exp = max(lps), math.exp
-        ws = [exp(lp - best) for lp in lps]
+        ws, rs = self._posterior()
         z = sum(ws)
         return [(w / z, r) for w, r in zip(ws, rs)]
+
+    def mean(self) -> float:
+        "Posterior mean of the reservation price."
+        ws, rs = self._posterior()
+        return sum([w * r for w, r in zip(ws, rs)]) / sum(ws)
 
     def estimate(self) -> tuple:
         "Posterior mean and standard deviation of the reservation price."
