@@ -81,6 +81,7 @@ def test_no_broken_links_or_missing_images(processed):
 @pytest.mark.slow
 @pytest.mark.skipif(dp.chromium() is None, reason="chromium not installed (apt-get install chromium)")
 def test_landing_and_chapter_render_and_screenshot(processed, out_dir):
+    pytest.importorskip("nbconvert", reason="nbconvert renders the pages (add it to the dev extras)")
     import numpy as np
     from matplotlib.image import imread
     s, errors = processed
