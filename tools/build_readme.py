@@ -24,7 +24,9 @@ def render(nb: dict) -> str:
         for o in c.get("outputs", []):
             data = o.get("data", {})
             if "text/markdown" in data: parts.append(cell_text(data["text/markdown"]).strip())
-            elif "image/png" in data: pass  # figures are linked from markdown cells, not embedded
+            elif "image/png" in data:  # a committed figure says where it lives ("figure: PATH"): link it
+                txt = cell_text(data.get("text/plain", "")).strip().strip("'\"")
+                if txt.startswith("figure: "): parts.append(f"![{Path(txt[8:]).stem}]({txt[8:]})")
             elif "text/plain" in data or o.get("output_type") == "stream":
                 txt = cell_text(data.get("text/plain", o.get("text", ""))).rstrip()
                 if txt: parts.append(f"```\n{txt}\n```")
