@@ -295,8 +295,9 @@ class BazaarEnv:
              "deadline": s.deadline or None, "seller_offers": list(s.seller_offers), "buyer_offers": list(s.buyer_offers),
              "dialogue": s.dialogue[-DIALOGUE_WINDOW:], "done": s.done}
         if task.tells:
-            o["tells"] = [dict(x) for x in s.last_tells] if s.last_tells else []
-            o["tell_scores"] = dict(s.tell_scores)
+            tl = s.last_tells
+            o["tells"] = [dict(x) for x in tl] if tl else []
+            o["tell_scores"] = s.tell_scores.copy()
         if task.n_deals > 1:
             o["career"] = {"deal_index": s.deal_index, "n_deals": task.n_deals, "utilities": list(s.career_utils)}
         if task.n_rivals:
@@ -604,29 +605,42 @@ def gym_env(task: str = "single_deal", seed: int = 0, **overrides):
     return gym_view(make_env(task, seed, **overrides))
 
 # %% ../../nbs/13_bazaar_env.ipynb #68ca5d65
-def _bench_one(task: str, policy: str, seconds: float) -> dict:
-    from bazaarbatna.bazaar.policies import POLICIES
-    env, pol = make_env(task), POLICIES[policy]()
-    steps = episodes = seed = 0
-    c0, t0 = time.process_time(), time.perf_counter(); end = t0 + seconds
+def _play(env, pol, seed: int, stop: float | None, max_steps: int | None) -> tuple:
+    "Whole episodes from `seed` on until `stop` (perf_counter) or `max_steps`: (steps, episodes, cpu s, wall s)."
+    steps = episodes = 0
+    c0, t0 = time.process_time(), time.perf_counter()
     while True:
         obs = env.reset(seed); pol.reset(seed); seed += 1
         done = False
         while not done:
             r = env.step(pol.act(obs)); obs, done = r.observation, r.done; steps += 1
         episodes += 1
-        if (episodes & 15) == 0 and time.perf_counter() > end: break
-    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return {"policy": policy, "steps_per_s": round(steps / dt), "steps_per_cpu_s": round(steps / max(cpu, 1e-9)),
-            "episodes": episodes, "steps": steps, "seconds": round(dt, 3), "cpu_seconds": round(cpu, 3)}
+        if max_steps is not None and steps >= max_steps: break
+        if stop is not None and (episodes & 15) == 0 and time.perf_counter() > stop: break
+    return steps, episodes, time.process_time() - c0, time.perf_counter() - t0
 
-def bench_steps(seconds: float = 2.0,       # how long to run each buyer
+def _bench_one(task: str, policy: str, seconds: float, warmup: float = 0.0) -> dict:
+    from bazaarbatna.bazaar.policies import POLICIES
+    env, pol = make_env(task), POLICIES[policy]()
+    out = {"policy": policy}
+    if warmup > 0:  # untimed, on seeds the timed run never uses
+        ws, we, wc, wt = _play(env, pol, 10**9, time.perf_counter() + warmup, None)
+        out["warmup_steps_per_cpu_s"] = round(ws / max(wc, 1e-9))
+    steps, episodes, cpu, dt = _play(env, pol, 0, time.perf_counter() + seconds, None)
+    out.update({"steps_per_s": round(steps / dt), "steps_per_cpu_s": round(steps / max(cpu, 1e-9)),
+                "episodes": episodes, "steps": steps, "seconds": round(dt, 3), "cpu_seconds": round(cpu, 3)})
+    return out
+
+def bench_steps(seconds: float = 2.0,         # how long to time each buyer
                 task: str = "single_deal",
-                policy: str = "expert",      # the headline buyer, a name in `bazaar.policies.POLICIES`
-                simple: str | None = "split_difference",  # a cheap baseline buyer also measured (None: skip)
+                policy: str = "boulware",      # the headline scripted buyer, a name in `bazaar.policies.POLICIES`
+                expert: str | None = "expert",  # the rule expert, also measured (None: skip)
+                simple: str | None = "split_difference",  # a short-episode baseline, also measured (None: skip)
+                warmup: float = 0.5,           # untimed seconds per buyer first, to fill the memo tables
                ) -> dict:
-    "Env steps per second (wall and process-CPU) with scripted buyers, policy time included."
-    r = _bench_one(task, policy, seconds)
+    "Steady-state env steps per second (wall and process-CPU) with scripted buyers, policy time and resets included."
+    r = _bench_one(task, policy, seconds, warmup)
     out = {"steps_per_s": r["steps_per_s"], "steps_per_cpu_s": r["steps_per_cpu_s"], "task": task, **r}
-    if simple: out["simple"] = _bench_one(task, simple, seconds)
+    if expert: out["expert"] = _bench_one(task, expert, seconds, warmup)
+    if simple: out["simple"] = _bench_one(task, simple, seconds, warmup)
     return out

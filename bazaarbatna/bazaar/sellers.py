@@ -146,7 +146,7 @@ def safe_message(action: str, price: float | None, currency: str) -> str:
 def apply_guards(reply: SellerReply, v: SellerView, auto_accept: bool = False, fallback: float | None = None) -> SellerReply:
     "Make `reply` keep the seller's hard rules; the one guard implementation all sellers share."
     d = reply.data
-    o, res = v.offer, v.reservation
+    o, res, final = v.offer, v.reservation, v.t >= v.T
     if reply.action not in ("counter", "accept", "walk", "reject"): reply.action, reply.price = "counter", None
     if auto_accept and o >= res and reply.action != "accept":
         d["auto_accept"] = True; reply.action = "accept"
@@ -154,9 +154,9 @@ def apply_guards(reply: SellerReply, v: SellerView, auto_accept: bool = False, f
         if o >= res: reply.price = o
         else:
             d["blocked_accept_below_reservation"] = True
-            reply.action = "reject" if v.final else "counter"
+            reply.action = "reject" if final else "counter"
             reply.price = None
-    if v.final and reply.action == "counter":  # no rounds left to counter in
+    if final and reply.action == "counter":  # no rounds left to counter in
         reply.action, reply.price = ("accept", o) if o >= res else ("reject", None)
     if reply.action == "counter":
         p = reply.price
@@ -166,7 +166,7 @@ def apply_guards(reply: SellerReply, v: SellerView, auto_accept: bool = False, f
             reply.action, p = "accept", o
         reply.price = p
     if reply.action in ("walk", "reject"): reply.price = None
-    if leaks_reservation(reply.message, res, v.tick):
+    if reply.message and leaks_reservation(reply.message, res, v.tick):
         d["leak_blocked"] = True
         reply.message = safe_message(reply.action, reply.price, v.currency)
     return reply
@@ -195,13 +195,20 @@ def _choice(rng, seq):
     while r >= n: r = rng.getrandbits(k)
     return seq[r]
 
+_CUE_TOTAL = {}  # a persona's cue weights -> their sum
+# the templates with positional fields (title, price, cue): `str.format` parses no keywords on the hot path
+_T_POS = {k: {lang: [t.replace("{title}", "{0}").replace("{p}", "{1}").replace("{cue}", "{2}") for t in ts] for lang, ts in d.items()}
+          for k, d in _T.items()}
+
 def _pick_cue(v: SellerView, rng) -> str:
     p = v.persona
     if v.cue_mode == "none" or rng.random() >= (.9 if v.cue_mode == "honest" else p.cue_rate): return ""
     if v.cue_mode == "honest":
         sig = _choice(rng, ("urgency", "sympathy", "condition")) if rng.random() < v.flex else "confidence"
     else:
-        tot = sum(w for _, w in p.cues); x = rng.random() * tot
+        tot = _CUE_TOTAL.get(p.cues)
+        if tot is None: tot = _CUE_TOTAL[p.cues] = sum(w for _, w in p.cues)
+        x = rng.random() * tot
         for sig, w in p.cues:
             x -= w
             if x <= 0: break
@@ -211,9 +218,9 @@ def _pick_cue(v: SellerView, rng) -> str:
 def seller_message(kind: str, v: SellerView, price: float | None, rng) -> str:
     "A templated seller message of `kind` (open/counter/accept/walk/reject) with an optional cue."
     lang = "hi" if v.currency == "INR" and rng.random() < .5 else "en"
-    tpl = _choice(rng, _T[kind][lang])
+    tpl = _choice(rng, _T_POS[kind][lang])
     if kind == "open" or kind == "counter":
-        return tpl.format(title=v.title, p=format_price(price, v.currency), cue=_pick_cue(v, rng)).rstrip()
+        return tpl.format(v.title, format_price(price, v.currency), _pick_cue(v, rng)).rstrip()
     return tpl
 
 def template_leaks(kind: str,             # the message kind handed to `seller_message`
@@ -246,7 +253,8 @@ class RuleSeller:
         "The counter this seller would like to make (before guards)."
         p = v.persona
         e = p.e * (1 + .8 * v.inventory_pressure) * (1 - .5 * v.firmness)
-        gap = (v.ask0 - v.floor) * (1 - concession_fraction(v.t, v.T, e)) * (1 + p.noise * (2 * rng.random() - 1))
+        t, T = v.t, v.T
+        gap = (v.ask0 - v.floor) * (1 - ((t if t < T else T) / T) ** (1 / e)) * (1 + p.noise * (2 * rng.random() - 1))  # concession_fraction
         target = v.floor + gap
         if v.buyer_message and p.gullibility:
             push = buyer_pressure(v.buyer_message)
@@ -257,9 +265,10 @@ class RuleSeller:
         "The guarded reply to the offer in `v`."
         p = v.persona
         prop = self.proposal(v, rng)
-        insult = v.offer < p.insult_frac * v.reservation
-        if v.final: r = SellerReply("accept" if v.offer >= v.reservation else "reject", v.offer)
-        elif v.offer >= guard_counter(ceil_tick(prop, v.tick), v.floor, v.last_ask): r = SellerReply("accept", v.offer)
+        o = v.offer
+        insult = o < p.insult_frac * v.reservation
+        if v.t >= v.T: r = SellerReply("accept" if o >= v.reservation else "reject", o)
+        elif o >= guard_counter(ceil_tick(prop, v.tick), v.floor, v.last_ask): r = SellerReply("accept", o)
         elif insult and p.patience and v.insults + 1 >= p.patience: r = SellerReply("walk")
         else: r = SellerReply("counter", prop)
         r = apply_guards(r, v, fallback=prop)

@@ -101,11 +101,19 @@ def _scan(masked: str) -> tuple:
     return out
 
 @lru_cache(maxsize=65536)
+def _tells_masked(masked: str) -> tuple:
+    "The spans of a digit-masked text, and whether any of them covers a digit (then its `text` must be re-cut)."
+    spans = tuple({"text": masked[a:b], "start": a, "end": b, "signal": sig, "score": sc, "lang": lang}
+                  for a, b, sig, sc, lang in _scan(masked))
+    return spans, any("0" in d["text"] for d in spans)
+
 def _tells_cached(text: str) -> tuple:
-    # digits are masked before the (slow) scan, so messages that differ only in their prices share one scan;
-    # masking keeps lengths, so spans map back onto the original text
-    return tuple({"text": text[a:b], "start": a, "end": b, "signal": sig, "score": sc, "lang": lang}
-                 for a, b, sig, sc, lang in _scan(text.translate(_MASK)))
+    # digits are masked before the (slow) scan, so messages that differ only in their prices share one scan and
+    # one tuple of spans; masking keeps lengths, so spans map back onto the original text, and a span's text is
+    # re-cut from the original only when it covers a digit (callers never change the dicts they get)
+    spans, digits = _tells_masked(text.translate(_MASK))
+    if not digits: return spans
+    return tuple(d | {"text": text[d["start"]:d["end"]]} for d in spans)
 
 def detect_tells(text: str,  # a message
                 ) -> list[dict]:  # spans: text, start, end, signal, score, lang
@@ -187,13 +195,17 @@ class ReservationBelief:
     def _posterior(self) -> tuple:
         "Unnormalised weights (max 1) and reservations, one per hypothesis."
         k, kG0, b1, c = self.kappa, self.kappa * self.prior_gap, 1 + self.band, .5 / (self.sigma * self.sigma)
-        Gs = [(y + kG0) / (g + k) for y, g in zip(self.sgy, self.sgg)]
-        # log-likelihood up to the hypothesis-free term -syy/(2 sigma^2): -(syy - 2 G sgy + G^2 sgg) / (2 sigma^2)
-        lps = [lp + (y + y - G * g) * G * c for lp, y, g, G in zip(self.logp, self.sgy, self.sgg, Gs)]
         lo, cap, a0 = self.lo, self.last / b1, self.a0
-        rs = [lo if (x := cap if r > cap else r) < lo else x for r in [(a0 - G) / b1 for G in Gs]]  # max(lo, min(cap, r))
+        lps, rs = [], []
+        for lp, y, g in zip(self.logp, self.sgy, self.sgg):
+            G = (y + kG0) / (g + k)
+            # log-likelihood up to the hypothesis-free term -syy/(2 sigma^2): -(syy - 2 G sgy + G^2 sgg) / (2 sigma^2)
+            lps.append(lp + (y + y - G * g) * G * c)
+            r = (a0 - G) / b1
+            if r > cap: r = cap
+            rs.append(lo if r < lo else r)   # max(lo, min(cap, r))
         best, exp = max(lps), math.exp
-        return [exp(lp - best) for lp in lps], rs
+        return [exp(x - best) for x in lps], rs
 
     def hypotheses(self) -> list:
         "(weight, reservation) for each concession exponent, weights summing to 1."
