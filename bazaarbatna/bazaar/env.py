@@ -201,7 +201,7 @@ def _seller_for(task: TaskConfig, seller):
     return seller  # any object with respond(view, rng) and config()
 
 def _fast_parse(a) -> dict | None:
-    "What `ACTION_SCHEMA.parse` returns for a plain, well-formed action dict; None sends anything else the slow way."
+    "`a` itself when it is a plain action dict that `ACTION_SCHEMA.parse` accepts (read only, never kept); else None."
     if type(a) is not dict: return None
     m = a.get("message")
     if m is not None and (type(m) is not str or len(m) > 500): return None
@@ -209,8 +209,8 @@ def _fast_parse(a) -> dict | None:
     if name == "offer":
         p = a.get("price")
         if (type(p) is not float and type(p) is not int) or not (.01 <= p <= 1e12): return None  # NaN fails too
-        return {"action": "offer", "price": p} if m is None else {"action": "offer", "price": p, "message": m}
-    if name == "accept" or name == "walk": return {"action": name} if m is None else {"action": name, "message": m}
+        return a
+    if name == "accept" or name == "walk": return a
     return None
 
 class BazaarEnv:
@@ -327,7 +327,7 @@ class BazaarEnv:
         s = self.s
         phi0 = self._phi()
         comps = {}
-        kind, msg = a["action"], a.get("message", "")
+        kind, msg = a["action"], a.get("message") or ""
         if kind == "walk":
             s.t += 1
             self._say("buyer", "walk", None, msg)
@@ -526,11 +526,11 @@ class HumanSellerEnv(BazaarEnv):
         except ActionError as e:
             self._say("buyer", "walk", None, "", {"error": e.to_dict()}); self._finish(None, "buyer_invalid"); return
         s.t += 1
-        if a["action"] == "walk": self._say("buyer", "walk", None, a.get("message", "")); self._finish(None, "buyer_walked")
+        if a["action"] == "walk": self._say("buyer", "walk", None, a.get("message") or ""); self._finish(None, "buyer_walked")
         elif a["action"] == "accept" or a["price"] >= s.last_ask:
-            self._say("buyer", "accept", s.last_ask, a.get("message", "")); self._finish(s.last_ask, "deal_buyer_accepted")
+            self._say("buyer", "accept", s.last_ask, a.get("message") or ""); self._finish(s.last_ask, "deal_buyer_accepted")
         else:
-            s.buyer_offers.append(a["price"]); self._say("buyer", "offer", a["price"], a.get("message", ""))
+            s.buyer_offers.append(a["price"]); self._say("buyer", "offer", a["price"], a.get("message") or "")
 
     def _finish(self, price, reason):
         s = self.s
@@ -565,7 +565,7 @@ class HumanSellerEnv(BazaarEnv):
                 if p <= s.buyer_offers[-1]: raise ActionError("invalid_now", "price", f"counter {p:g} is not above the offer {s.buyer_offers[-1]:g}; accept instead")
         except ActionError as e:
             return self._invalid(e)
-        msg = a.get("message", "")
+        msg = a.get("message") or ""
         if a["action"] == "accept":
             self._say("seller", "accept", s.buyer_offers[-1], msg); self._finish(s.buyer_offers[-1], "deal_seller_accepted")
         elif a["action"] == "walk":
