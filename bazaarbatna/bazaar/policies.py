@@ -7,7 +7,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/bazaar_policies.html.md"""
 # %% ../../nbs/14_bazaar_policies.ipynb #a4bd5b88
 from __future__ import annotations
 import math
-from .tells import ReservationBelief, concession_fraction, E_GRID, tell_summary
+from .tells import ReservationBelief, concession_fraction, E_GRID, tell_summary, _g_table
 from .sellers import LEAK_BAND
 
 # %% auto #0
@@ -104,30 +104,30 @@ class Expert(_Base):
         if k < close: return _offer(obs, b.mean() * (.78 + .17 * k / close), msg)
         a0, budget, ask = obs["opening_ask"], obs["budget"], obs["ask"]
         hs = b.hypotheses()
-        rhat = sum([w * r for w, r in hs])
+        rhat = 0.0
+        for w, r in hs: rhat += w * r
         scale = max(budget - .5 * rhat, 1e-9)
-        # where would the seller accept, under each hypothesis? (final round: at its reservation)
-        targets = []
-        for (w, r), e in zip(hs, E_GRID):
-            if k >= T: targets.append((w, r))
-            else:
-                f = r * (1 + LEAK_BAND)
-                targets.append((w, f + (a0 - f) * (1 - concession_fraction(k, T, e))))
+        # where would the seller accept, under each hypothesis? (final round: at its reservation; before it, on the
+        # hypothesis' own concession curve from its floor f = r (1 + band): f + (a0 - f)(1 - concession_fraction))
+        if k >= T: targets = hs
+        else:
+            b1 = 1 + LEAK_BAND
+            targets = [(w, r * b1 + (a0 - r * b1) * (1 - g)) for (w, r), g in zip(hs, _g_table(T)[k])]
         sd = self.spread * a0
         late = 1.0 if k <= dl else max(0.0, 1 - .2 * (k - dl))
         cont = -.1 if k >= T else .5 * (budget - rhat) / scale * (1.0 if k + 1 <= dl else max(0.0, 1 - .2 * (k + 1 - dl)))
         best_p, best_v = ask, (budget - ask) / scale * late
-        lo = min(tg for _, tg in targets) - 2 * sd
+        lo = min([tg for _, tg in targets]) - 2 * sd
         # hypotheses the posterior has ruled out (weight < 1e-9) cannot move the choice; dropping them
-        # saves most of the erf calls (usually one or two hypotheses are left by the closing round)
+        # saves most of the erf calls
         targets = [(w, tg) for w, tg in targets if w > 1e-9]
         inv, erf = 1 / (sd * 1.4142), math.erf
-        one = targets[0] if len(targets) == 1 else None   # the usual case by the closing round
         for i in range(25):
             cand = lo + (ask - lo) * i / 24
             if cand > budget: break
-            if one: pr = .5 * (one[0] * (1 + erf((cand - one[1]) * inv)))
-            else: pr = .5 * sum([w * (1 + erf((cand - tg) * inv)) for w, tg in targets])
+            pr = 0.0   # P(the seller accepts cand), summed over the hypotheses
+            for w, tg in targets: pr += w * (1 + erf((cand - tg) * inv))
+            pr *= .5
             v = pr * (budget - cand) / scale * late + (1 - pr) * cont
             if v > best_v: best_p, best_v = cand, v
         return _offer(obs, best_p, msg)

@@ -221,7 +221,9 @@ class ReservationBelief:
     def mean(self) -> float:
         "Posterior mean of the reservation price."
         ws, rs = self._posterior()
-        return sum([w * r for w, r in zip(ws, rs)]) / sum(ws)
+        m = 0.0
+        for w, r in zip(ws, rs): m += w * r
+        return m / sum(ws)
 
     def estimate(self) -> tuple:
         "Posterior mean and standard deviation of the reservation price."
