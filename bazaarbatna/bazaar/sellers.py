@@ -39,10 +39,18 @@ def counter_floor(reservation: float, tick: float) -> float:
     f = ceil_tick(reservation + band, tick)
     return f + tick if f - reservation <= band + 1e-9 else f
 
+_PRICE_TEXT = {"INR": {}, "USD": {}}  # memo of `format_price` per currency (prices repeat: they are whole ticks)
+
 def format_price(p: float, currency: str = "INR") -> str:
     "A price as a seller writes it: ₹1,25,000 style grouping is not used; ₹125,000 / $45."
-    s = f"{p:,.0f}" if p == int(p) else f"{p:,.2f}"
-    return ("₹" if currency == "INR" else "$") + s
+    memo = _PRICE_TEXT.get(currency)
+    if memo is not None:
+        s = memo.get(p)
+        if s is not None: return s
+        if len(memo) > 65536: memo.clear()
+    s = ("₹" if currency == "INR" else "$") + (f"{p:,.0f}" if p == int(p) else f"{p:,.2f}")
+    if memo is not None: memo[p] = s
+    return s
 
 # %% ../../nbs/12_bazaar_sellers.ipynb #bd06950b
 _NUM_RE = re.compile(r"(?<![\w.])(\d[\d,]*)(?:\.(\d+))?\s*(k|lakh|lac|lakhs|thousand|hazaar|hazar)?(?![\w])", re.I)

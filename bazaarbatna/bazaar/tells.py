@@ -80,6 +80,7 @@ _CUE_RE = re.compile("|".join(f"(?P<c{i}>{p})" for i, (_, _, _, p) in enumerate(
 
 # %% ../../nbs/11_bazaar_tells.ipynb #0373ccf2
 _MASK = str.maketrans("123456789", "000000000")
+_mask_digits = re.compile("[1-9]").sub  # `_mask_digits("0", text) == text.translate(_MASK)`, several times faster on non-ASCII text (₹)
 
 _SEG_RE = re.compile(r"[\w '\-]+")  # the only characters a cue can match
 
@@ -116,7 +117,7 @@ def _tells_cached(text: str) -> tuple:
     # digits are masked before the (slow) scan, so messages that differ only in their prices share one scan and
     # one tuple of spans; masking keeps lengths, so spans map back onto the original text, and a span's text is
     # re-cut from the original only when it covers a digit (callers never change the dicts they get)
-    spans, digits = _tells_masked(text.translate(_MASK))
+    spans, digits = _tells_masked(_mask_digits("0", text))
     if not digits: return spans
     return tuple(d | {"text": text[d["start"]:d["end"]]} for d in spans)
 
