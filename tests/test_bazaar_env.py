@@ -181,5 +181,6 @@ def test_no_torch_at_import():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 def test_bench_runs():
-    r = bench_steps(0.2)
-    assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0
+    r = bench_steps(0.2, warmup=.05)
+    assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0 and r["steps_per_cpu_s"] > 0
+    assert r["policy"] == "boulware" and r["expert"]["steps"] > 0 and r["simple"]["policy"] == "split_difference"

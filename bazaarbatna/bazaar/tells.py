@@ -222,9 +222,9 @@ class ReservationBelief:
     def mean(self) -> float:
         "Posterior mean of the reservation price."
         ws, rs = self._posterior()
-        m = 0.0
-        for w, r in zip(ws, rs): m += w * r
-        return m / sum(ws)
+        m = z = 0.0
+        for w, r in zip(ws, rs): m += w * r; z += w
+        return m / z
 
     def estimate(self) -> tuple:
         "Posterior mean and standard deviation of the reservation price."
