@@ -6,7 +6,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/agents.html.md"""
 
 # %% ../nbs/40_agents.ipynb #41243bbf
 from __future__ import annotations
-import json, math, sys, time
+import json, math, re, sys, time
 from pathlib import Path
 from .core import ActionError, extract_json
 from .arenas import get_arena
@@ -92,8 +92,7 @@ def compact_observation(text: str,             # an arena's `render_observation`
                         keep_dialogue: int = 2,  # dialogue lines kept (the most recent)
                         keep_values: int = 4,    # entries kept of each comma-separated history
                        ) -> str:
-    "`text` with the dialogue cut to its last lines and long histories to their last entries."
-    import re
+    "`text` with the dialogue cut to its last lines, long histories to their last entries, and no thousands separators."
     lines = [l for l in text.strip().splitlines()]
     talk = [i for i, l in enumerate(lines) if re.match(r"^\s+(buyer|seller)\b", l)]
     drop = set(talk[:-keep_dialogue] if keep_dialogue else talk)
@@ -104,7 +103,9 @@ def compact_observation(text: str,             # an arena's `render_observation`
         if m and m.group(2).count(", ") >= keep_values and all(re.fullmatch(r"[^\d\s,-]{0,3}-?[\d,]*\.?\d+", v) for v in m.group(2).split(", ")):
             l = m.group(1) + "…, " + ", ".join(m.group(2).split(", ")[-keep_values:])
         out.append(l)
-    return "\n".join(out)
+    return _THOUSANDS.sub("", "\n".join(out))
+
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma in 38,600 (not the one in "38, 40")
 
 # %% ../nbs/40_agents.ipynb #1d0e4efa
 def parse_reply(arena: str,  # "bazaar" or "market"
@@ -123,12 +124,39 @@ def own_offers(obs: dict, role: str = "buyer") -> list[float]:
     hist = obs.get("offers") or obs.get("offer_history") or []
     return [float(h["price"]) for h in hist if isinstance(h, dict) and h.get("speaker") == role and h.get("price") is not None]
 
-def guard_action(arena: str, action: dict, obs: dict) -> dict:
-    "Enforce the hard rules an agent keeps in code: in the bazaar, never offer below your own last offer."
-    if arena != "bazaar" or action.get("action") != "offer" or "price" not in action: return action
+def _num(x) -> float | None:
+    "`x` as a finite positive float, else None."
+    if isinstance(x, bool) or not isinstance(x, (int, float)): return None
+    x = float(x)
+    return x if math.isfinite(x) and x > 0 else None
+
+def _guard_bazaar(action: dict, obs: dict) -> dict:
+    if action.get("action") != "offer" or _num(action.get("price")) is None: return action
+    caps = [c for c in (_num(obs.get("ask")), _num(obs.get("budget"))) if c is not None]
+    p = min([float(action["price"]), *caps])       # never above the ask, never above the budget
     prev = own_offers(obs)
-    if not prev: return action
-    return {**action, "price": max(prev[-1], action["price"])}
+    if prev: p = max(prev[-1], p)                  # the invariant wins: never below my own last offer
+    return action if p == action["price"] else {**action, "price": p}
+
+def _guard_market(action: dict, obs: dict) -> dict:
+    kind, budget = action.get("action"), _num(obs.get("budget"))
+    if kind not in ("send_offer", "counter_offer") or budget is None or _num(action.get("payment")) is None: return action
+    if kind == "send_offer":
+        b = next((b for b in obs.get("blocks") or [] if isinstance(b, dict) and b.get("id") == action.get("block")), None)
+        buying = b is not None and b.get("owner") == action.get("target")
+    else:
+        o = next((o for o in obs.get("offers") or [] if isinstance(o, dict) and o.get("id") == action.get("offer")), None)
+        buying = o is not None and o.get("kind") == "sell"
+    cap = math.floor(budget * 100) / 100
+    return {**action, "payment": cap} if buying and action["payment"] > cap else action
+
+def guard_action(arena: str, action: dict, obs: dict) -> dict:
+    "The hard rules an agent keeps in code: bazaar offers within [my last offer, min(ask, budget)]; market purchases within budget."
+    if not isinstance(action, dict) or not isinstance(obs, dict): return action
+    if arena == "bazaar": return _guard_bazaar(action, obs)
+    if arena == "market": return _guard_market(action, obs)
+    return action
+
 
 # %% ../nbs/40_agents.ipynb #cb28bf4b
 _MODELS: dict = {}

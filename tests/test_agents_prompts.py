@@ -1,7 +1,8 @@
 "Compact prompts: shorter, same facts (latest offers and asks, the last dialogue lines), and trained/evaluated consistently."
 import pytest
 from bazaarbatna.arenas import make_env, make_policy
-from bazaarbatna.agents import build_messages, compact_observation, compact_system_prompt
+import re
+from bazaarbatna.agents import build_messages, compact_observation, compact_system_prompt, _THOUSANDS
 
 def _mid_episode(task="single_deal", seed=3, steps=5):
     env, pol = make_env("bazaar", task, seed=seed), make_policy("bazaar", "expert")
@@ -18,7 +19,7 @@ def test_compact_bazaar_keeps_latest_facts(task):
     full, short = build_messages("bazaar", obs), build_messages("bazaar", obs, compact=True)
     assert sum(len(m["content"]) for m in short) < 0.75 * sum(len(m["content"]) for m in full)
     u = short[1]["content"]
-    lines = {l.split(": ")[0]: l for l in full[1]["content"].splitlines() if ": " in l}
+    lines = {l.split(": ")[0]: _THOUSANDS.sub("", l) for l in full[1]["content"].splitlines() if ": " in l}
     for key in ("Your offers", "Seller's asks"):                                  # the latest entries survive
         if key in lines: assert lines[key].split(", ")[-1] in u
     assert lines["Seller's asks"].split(", ")[-1] in u and len(u.splitlines()) <= len(full[1]["content"].splitlines())
@@ -46,3 +47,14 @@ def test_training_and_eval_use_the_same_prompt():
     assert s["prompt"] == build_messages("bazaar", obs, compact=True)
     ds, states = build_grpo_dataset(("bazaar",), n_seeds=1, max_per_episode=1, tasks={"bazaar": ["single_deal"]}, compact=True)
     assert ds[0]["prompt"] == build_messages("bazaar", states[ds[0]["state_id"]].obs, compact=True)
+
+@pytest.mark.parametrize("task", ["single_deal", "career_10", "impatient_seller", "marketplace_arena"])
+def test_compact_prices_have_no_thousands_separators(task):
+    "A model copies numbers from its prompt: they must already be JSON numbers (not `38,600`)."
+    for seed in range(6):
+        obs = _mid_episode(task, seed=seed, steps=2)
+        u = build_messages("bazaar", obs, compact=True)[1]["content"]
+        assert not re.search(r"\d,\d", u), u
+        for p in [obs["ask"], obs["budget"], *obs["buyer_offers"][-2:]]:
+            assert f"{p:.0f}" in u or f"{p:.2f}" in u
+    assert compact_observation("Your offers: $38, $40, ₹1,250,000") == "Your offers: $38, $40, ₹1250000"
