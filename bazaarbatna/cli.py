@@ -11,7 +11,7 @@ from .evaluate import format_table, parse_seeds, display_rows
 
 # %% auto #0
 __all__ = ['emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval', 'cmd_report', 'cmd_serve',
-           'cmd_train', 'cmd_demo', 'build_parser', 'main']
+           'cmd_train', 'cmd_demo', 'cmd_arena', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -124,6 +124,17 @@ def cmd_demo(args):
     return {"task": args.task, "seed": args.seed, "model": args.model, "steps": steps, "return": round(total, 4),
             **{k: ep.get(k) for k in ("deal", "utility", "rounds", "reason")}, "seconds": round(time.time() - t0, 1)}
 
+def cmd_arena(args):
+    "Several policies bid on the same listing (`bazaar.arena`): how each buyer's deal closed, per policy and per episode."
+    from bazaarbatna.bazaar.arena import arena_report
+    from bazaarbatna.arenas import list_policies
+    pols = list(list_policies("bazaar")) if args.policies == "all" else [p.strip() for p in args.policies.split(",") if p.strip()]
+    rep = arena_report(pols, parse_seeds(args.seeds), task=args.task, budget_spread=args.budget_spread, out_dir=args.out)
+    if args.json: return rep
+    if args.out: print(f"records: {args.out}\n")
+    cols = ("seed", "seat", "policy", "closed", "round", "price", "currency", "price_frac", "reward")
+    return {"market": rep["market"], "policies": rep["policies"], "episodes": [{c: r[c] for c in cols} for r in rep["episodes"]]}
+
 # %% ../nbs/90_cli.ipynb #84b1bd37
 def build_parser() -> argparse.ArgumentParser:
     "The `bazaarbatna` argument parser."
@@ -155,6 +166,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--arena", default=None, choices=["bazaar", "market", "all"]); s.add_argument("--task")
     s.add_argument("--seconds", type=float, default=2.0, help="env: seconds per run; server: seconds per level (at least 5)")
     s.add_argument("--model", default="embedded")
+    s = add("arena", cmd_arena, "several bazaar policies bid on the same listing; how each closed")
+    s.add_argument("--policies", default="all", help="comma-separated bazaar policies (or llm[:model]), at least two; 'all': every built-in")
+    s.add_argument("--seeds", default="eval:10", help="eval | eval:N | train:N | ranges like 0-9")
+    s.add_argument("--task", default="marketplace_arena", help="a single-deal bazaar task")
+    s.add_argument("--budget-spread", type=float, default=.1, help="each buyer's budget: the task's budget x U(1 ± spread)")
+    s.add_argument("--out", help="write arena.json, transcript.md and transcript.json here")
     s = add("serve", cmd_serve, "run the OpenEnv server for both arenas")
     s.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to accept outside connections")
     s.add_argument("--port", type=int, default=8000); s.add_argument("--max-sessions", type=int, default=64)
