@@ -272,6 +272,7 @@ def play_arena(policies: list,                         # one per seat: names (`m
 
 # %% ../../nbs/16_bazaar_arena.ipynb #e70b9c84
 def _mean(xs): xs = [x for x in xs if x is not None]; return sum(xs) / len(xs) if xs else None
+def _round(x, k: int = 4): return None if x is None else round(x, k)
 
 def arena_table(rows: list[dict],  # per-buyer rows of `arena_report` (one per seat per episode)
                ) -> list[dict]:    # one row per policy, best mean reward first
@@ -281,9 +282,9 @@ def arena_table(rows: list[dict],  # per-buyer rows of `arena_report` (one per s
         rs = [r for r in rows if r["policy"] == name]
         won = [r for r in rs if r["closed"] == "won"]
         out.append({"policy": name, "n": len(rs), **{c: sum(r["closed"] == c for r in rs) for c in CLOSINGS},
-                    "win_rate": len(won) / len(rs), "price_paid": _mean([r["price_frac"] for r in won]),
-                    "utility": _mean([r["utility"] for r in rs]), "reward": _mean([r["reward"] for r in rs]),
-                    "round": _mean([r["round"] for r in rs])})
+                    "win_rate": _round(len(won) / len(rs)), "price_paid": _round(_mean([r["price_frac"] for r in won])),
+                    "utility": _round(_mean([r["utility"] for r in rs])), "reward": _round(_mean([r["reward"] for r in rs])),
+                    "round": _round(_mean([r["round"] for r in rs]))})
     out.sort(key=lambda d: -d["reward"])
     return [{"rank": i + 1, **d} for i, d in enumerate(out)]
 
@@ -332,8 +333,8 @@ def arena_report(policies: list,                  # policy names, at least two (
                       "seat_rotation": "episode k seats policies[k % n:] + policies[:k % n]"},
            "policies": arena_table(rows),
            "market": {"episodes": len(seeds), "sold": sum(m["sold"] for m in market),
-                      "sale_price": _mean([m["price_frac"] for m in market]),
-                      "sale_round": _mean([m["round"] for m in market if m["sold"]])},
+                      "sale_price": _round(_mean([m["price_frac"] for m in market])),
+                      "sale_round": _round(_mean([m["round"] for m in market if m["sold"]]))},
            "episodes": rows}
     if out_dir is not None:
         d = Path(out_dir); d.mkdir(parents=True, exist_ok=True)
