@@ -152,28 +152,40 @@ def _cached_offer(cache: dict, o: Offer) -> dict:
 def observe(w: World, lab: int, task: str = "", views: _Views | None = None, extra: dict | None = None) -> dict:
     "The observation of lab `lab`: its private state and the public market."
     cache = (views or _Views()).cache
+    get = cache.get
     L = w.labs[lab]
     inbox, mine = [], []
     for o in w.live:
-        if o.to == lab and o.status == "pending": inbox.append(_cached_offer(cache, o))
+        if o.to == lab and o.status == "pending":
+            key = (o.status, o.payment, o.pitch_score, o.coalition)   # `_cached_offer`, inline
+            hit = get(o.id)
+            if hit is None or hit[0] != key: hit = cache[o.id] = (key, _offer_view(o))
+            inbox.append(hit[1])
     sent = w.sent.get(lab)
     if sent:
-        for o in sent[-5:]: mine.append(_cached_offer(cache, o))
+        for o in (sent[-5:] if len(sent) > 5 else sent):
+            key = (o.status, o.payment, o.pitch_score, o.coalition)
+            hit = get(o.id)
+            if hit is None or hit[0] != key: hit = cache[o.id] = (key, _offer_view(o))
+            mine.append(hit[1])
     jobs = []
     for j in L.jobs:
         key = (j.done_hours, j.status, j.urgency, j.credited)
-        hit = cache.get(j.id)
+        hit = get(j.id)
         if hit is None or hit[0] != key: hit = cache[j.id] = (key, _job_view(j))
         jobs.append(hit[1])
     pp = w.price_pressure
-    blocks, pooled = [], {}
+    blocks, pooled = [], None
     for b in w.blocks.values():
         if b.hours_left > 0:
-            key = (b.hours_left, b.owner, b.reliability, b.pool, pp if b.owner == EXCHANGE else 0.)   # base_price never changes
-            hit = cache.get(b.id)
+            o = b.owner
+            key = (b.hours_left, o, b.reliability, b.pool, pp if o == EXCHANGE else 0.)   # base_price never changes
+            hit = get(b.id)
             if hit is None or hit[0] != key: hit = cache[b.id] = (key, _block_view(w, b))
             blocks.append(hit[1])
-            if b.pool: pooled.setdefault(b.pool, []).append(b.id)
+            if b.pool:
+                if pooled is None: pooled = {}
+                pooled.setdefault(b.pool, []).append(b.id)
     esc = 0.
     coal = []
     if w.coalitions:
@@ -181,7 +193,7 @@ def observe(w: World, lab: int, task: str = "", views: _Views | None = None, ext
             if lab in c.members and not c.settled:
                 m = c.money.get(lab, 0.)
                 esc += m
-                pl = pooled.get(c.id)
+                pl = pooled.get(c.id) if pooled else None
                 key = (len(c.members), m, tuple(pl) if pl else ())   # members only grow; the rate never changes
                 hit = cache.get((c.id, lab))
                 if hit is None or hit[0] != key:
@@ -189,20 +201,26 @@ def observe(w: World, lab: int, task: str = "", views: _Views | None = None, ext
                                                       "my_escrow": round(m, 2), "pooled": pl or []})
                 coal.append(hit[1])
     key = w.rep_version
-    hit = cache.get(lab)
+    hit = get(lab)
     if hit is None or hit[0] != key:
         hit = cache[lab] = (key, [{"id": f"L{k.idx}", "name": k.name, "reputation": k.reputation} for k in w.labs if k.idx != lab])
     key = (pp, w.energy_mult, len(w.shocks))
-    mk = cache.get("market")
+    mk = get("market")
     if mk is None or mk[0] != key:
         mk = cache["market"] = (key, {"price_pressure": pp, "energy_price": w.energy_mult}, list(w.shocks))
-    obs = {"arena": "market", "task": task, "round": w.round, "max_rounds": w.max_rounds, "lab": _LID[lab], "name": L.name,
-           "budget": _r2(L.budget), "escrow": int(esc * 100 + .5) / 100 if esc else 0., "reputation": L.reputation,
-           "jobs": jobs, "blocks": blocks, "labs": hit[1],
-           "offers": inbox, "my_offers": mine, "coalitions": coal,
-           "market": mk[1], "shocks": mk[2], "events": w.events[-6:]}
+    x = L.budget                      # `_r2`, inline
+    obs = _OBS.copy()                 # the keys in order, from a template: a display of 18 keys grows its dict key by key
+    obs["task"] = task; obs["round"] = w.round; obs["max_rounds"] = w.max_rounds; obs["lab"] = _LID[lab]; obs["name"] = L.name
+    obs["budget"] = int(x * 100 + .5) / 100 if x >= 0 else -int(.5 - x * 100) / 100
+    obs["escrow"] = int(esc * 100 + .5) / 100 if esc else 0.; obs["reputation"] = L.reputation
+    obs["jobs"] = jobs; obs["blocks"] = blocks; obs["labs"] = hit[1]; obs["offers"] = inbox; obs["my_offers"] = mine
+    obs["coalitions"] = coal; obs["market"] = mk[1]; obs["shocks"] = mk[2]; obs["events"] = w.events[-6:]
     if extra: obs.update(extra)
     return obs
+
+_OBS = dict.fromkeys(("arena", "task", "round", "max_rounds", "lab", "name", "budget", "escrow", "reputation", "jobs", "blocks",
+                      "labs", "offers", "my_offers", "coalitions", "market", "shocks", "events"))   # `observe`'s keys, in order
+_OBS["arena"] = "market"
 
 # %% ../../nbs/23_market_env.ipynb #fef7879b
 def render_observation(obs: dict) -> str:
@@ -240,6 +258,20 @@ def _r2(x):
 
 def _r6(x): return int(x * 1e6 + .5) / 1e6 if x >= 0 else -int(.5 - x * 1e6) / 1e6
 
+class _Transcript(Transcript):
+    "A `Transcript` that records turns as tuples (`_raw`) and makes their `Turn`s when `turns` is read: a step only appends a tuple."
+    @property
+    def turns(self) -> list:
+        d = self.__dict__
+        raw, t = d["_raw"], d["_turns"]
+        if raw:
+            for x in raw: t.append(Turn(*x))
+            raw.clear()
+        return t
+
+    @turns.setter
+    def turns(self, v: list): self.__dict__["_turns"], self.__dict__["_raw"] = v, []
+
 class MarketEnv:
     "The GPU market with lab 0 driven by the caller and the others scripted (see `driven`)."
     def __init__(self, task: TaskConfig, seed: int = 0, judge=None, driven: tuple = (0,)):
@@ -268,7 +300,7 @@ class MarketEnv:
         self.pitched = set()          # (lab, text) already pitched: repeated text scores less
         self.done, self.reason = False, ""
         self.stats = {"trades": 0, "coalitions": 0, "breaches": 0, "pitches": 0, "pitch_score": 0.}
-        self.transcript = Transcript(meta={"arena": "market", "task": self.task.name, "seed": self.seed,
+        self.transcript = _Transcript(meta={"arena": "market", "task": self.task.name, "seed": self.seed,
                                            "opponent_version": self.opponent_version,
                                            "labs": names})
         return self.observe(0)
@@ -289,7 +321,7 @@ class MarketEnv:
         (self.w, st, self.invalid, self.last_error, self.pitched, self.done, self.reason, self.stats, meta, turns,
          self.pre, self.seed) = copy.deepcopy(snap)
         self.rng.setstate(st)
-        self.transcript = Transcript(meta=meta, turns=turns)
+        self.transcript = _Transcript(meta=meta, turns=turns)
         self.views = _Views()
         self.norm = [max(1., sum(j.value for j in l.jobs)) for l in self.w.labs]
 
@@ -326,11 +358,24 @@ class MarketEnv:
     def _reward(self, lab: int) -> tuple:
         "Reward components since the last call for `lab`, and their sum."
         w0, c0, p0 = self.pre[lab]
-        w1, c1, p1 = self.pre[lab] = self._account(lab)
+        c1, phi, live = 0., 0., not self.done   # `_account`, inline
+        W = self.w
+        L = W.labs[lab]
+        for j in L.jobs:
+            c1 += j.credited
+            if live and j.status == "open": phi += j.value * j.done_hours / j.gpu_hours
+        w1 = L.budget
+        if W.coalitions:
+            for c in W.coalitions.values():
+                if not c.settled: w1 += c.money.get(lab, 0.)
         n = self.norm[lab]
+        p1 = SHAPING * phi / n
+        self.pre[lab] = (w1, c1, p1)
         comp = {"money": _r6((w1 - w0) / n) if w1 != w0 else 0., "job_value": _r6((c1 - c0) / n) if c1 != c0 else 0.,
                 "progress_shaping": _r6(p1 - p0) if p1 != p0 else 0.}   # most steps move little: skip rounding 0
-        return comp, max(-1., min(1., comp["money"] + comp["job_value"] + comp["progress_shaping"]))
+        x = comp["money"] + comp["job_value"] + comp["progress_shaping"]
+        x = x if x < 1. else 1.       # = max(-1., min(1., x)): min/max with keywords-capable signatures are slow calls
+        return comp, x if x > -1. else -1.
 
     # ---- parsing helpers -------------------------------------------------------------------------
     def _lab(self, v: str, me: int, field="target") -> int:
@@ -364,10 +409,8 @@ class MarketEnv:
         if c.settled: raise _err("coalition", f"coalition {v} is settled")
         return c
 
-    def _say(self, lab: int, action: str, price=None, message: str = "", **data) -> Turn:
-        t = Turn(self.w.round, self.w.labs[lab].name, action, price, message, data)
-        self.transcript.turns.append(t)
-        return t
+    def _say(self, lab: int, action: str, price=None, message: str = "", **data):
+        self.transcript._raw.append((self.w.round, self.w.labs[lab].name, action, price, message, data))   # a `Turn`, made when read
 
     def _judge(self, lab: int, text: str, facts: dict | None = None) -> float:
         key = (lab, text)
@@ -601,7 +644,9 @@ class MarketEnv:
             raise _err("block", f"block {b.id} is pooled in {b.pool}, which you are not in")
         if b.reliability < job.min_reliability:
             raise _err("block", f"block {b.id} reliability {b.reliability:.2f} is below job {job.id}'s minimum {job.min_reliability:.2f}")
-        h = min(a.get("hours", b.hours_left), b.hours_left, job.need)
+        h, hl, need = a.get("hours", b.hours_left), b.hours_left, job.gpu_hours - job.done_hours
+        if hl < h: h = hl             # = min(hours, hours_left, need)
+        if need < h: h = need
         bill = energy_bill(w, b, h)
         if bill > w.labs[lab].budget: raise _err("block", f"running {h} GPU-hours costs {bill:.2f} of energy; budget {w.labs[lab].budget:.2f}")
         allocate(w, lab, b, job, h)
@@ -633,27 +678,27 @@ class MarketEnv:
     def _advance(self):
         "Scripted labs act, shocks hit, offers and jobs expire, the round advances."
         w, r = self.w, self.w.round
-        n, driven, turns = len(w.labs), self.driven, self.transcript.turns
+        n, driven, turns = len(w.labs), self.driven, self.transcript._raw   # turns as tuples (`_Transcript`)
         for k in range(n):
             i = (k + r) % n
             if i in driven: continue
             events, offers = opponent_act(w, i, self.rng, driven)
             for e in events:
                 w.events.append(e)
-                turns.append(Turn(r, w.labs[i].name, "event", None, e))
+                turns.append((r, w.labs[i].name, "event", None, e, {}))
             for o in offers:
                 if o.kind == "sell":
                     b = w.blocks[o.block]
                     o.pitch_score = s = self.judge.score(o.message, {"reliability": b.reliability})[0]
                     o.premium = _r2(o.payment * .15 * s); o.payment = _r2(o.payment + o.premium)
                 w.add_offer(o)
-                turns.append(Turn(r, w.labs[i].name, "propose_coalition" if o.kind == "coalition" else f"offer_{o.kind}",
-                                  o.payment or None, o.message, {"offer": o.id, "to": f"L{o.to}", "block": o.block, "score": o.pitch_score}))
+                turns.append((r, w.labs[i].name, "propose_coalition" if o.kind == "coalition" else f"offer_{o.kind}",
+                               o.payment or None, o.message, {"offer": o.id, "to": _LID[o.to], "block": o.block, "score": o.pitch_score}))
         plan = w.shock_plan
         while plan and plan[0][0] <= r:
             _, kind = plan.pop(0)
             rec = apply_shock(w, kind, self.rng)
-            self.transcript.add(r, "market", "shock", None, rec["detail"], {"kind": kind})
+            turns.append((r, "market", "shock", None, rec["detail"], {"kind": kind}))
         if w.energy_until == r: w.energy_mult = 1.
         for i in range(n):
             if i not in driven:
@@ -667,7 +712,7 @@ class MarketEnv:
                 if o.expires < w.round: o.status = "expired"
                 else: live.append(o)
         w.live = live
-        expire_jobs(w)
+        if w.round > w.expiry: expire_jobs(w)   # its own early exit, without the call
 
     def _end(self, reason: str):
         "Close the episode: partial credit for open jobs, settle every coalition."
@@ -676,8 +721,8 @@ class MarketEnv:
         for c in w.coalitions.values():
             if not c.settled:
                 net = settle(w, c)
-                self.transcript.add(w.round, "market", "settlement", None, f"coalition {c.id} settled",
-                                    {"coalition": c.id, "net": {f"L{k}": round(v, 2) for k, v in net.items()}, "breached": [f"L{k}" for k in c.breached]})
+                self.transcript._raw.append((w.round, "market", "settlement", None, f"coalition {c.id} settled",
+                                             {"coalition": c.id, "net": {f"L{k}": round(v, 2) for k, v in net.items()}, "breached": [f"L{k}" for k in c.breached]}))
         self.done, self.reason = True, reason
 
     def episode_info(self, lab: int = 0) -> dict:
@@ -705,8 +750,8 @@ class MarketEnv:
             self._advance()
             if self.w.round >= self.w.max_rounds: self._end("max_rounds")
         comp, r = self._reward(0)
-        if e is not None: comp["invalid_action"] = INVALID_ACTION_PENALTY; r += INVALID_ACTION_PENALTY
-        raw = sum(comp.values())
+        raw = comp["money"] + comp["job_value"] + comp["progress_shaping"]   # = sum(comp.values())
+        if e is not None: comp["invalid_action"] = INVALID_ACTION_PENALTY; r += INVALID_ACTION_PENALTY; raw += INVALID_ACTION_PENALTY
         if raw != r: comp["clip"] = r - raw
         info["reward_components"] = comp
         if self.done:

@@ -53,9 +53,11 @@ def sell_floor(w: World, lab: int, buyer: int, b: Block,
     "Least `lab` accepts from `buyer` for `b`; never below the block's worth to `lab`."
     L = w.labs[lab]
     if v is None: v = worth(w, lab, b)
-    basis = max(v, b.hours_left * BASE_PRICE * .8 * w.price_pressure)
+    x = b.hours_left * BASE_PRICE * .8 * w.price_pressure
+    basis = x if x > v else v         # max(v, x): conditionals, not the slow min/max calls
     rep = 1 + .3 * (.6 - w.labs[buyer].reputation)
-    return int(max(v * 1.02 + .01, basis * SELL_MARGIN[L.archetype] * _adj(L, buyer) * rep) * 100 + .5) / 100   # rounded to cents
+    lo, x = v * 1.02 + .01, basis * SELL_MARGIN[L.archetype] * (1 + .4 * (.5 - L.trust[buyer]) - .1 * L.goodwill[buyer]) * rep   # `_adj`, inline
+    return int((x if x > lo else lo) * 100 + .5) / 100   # rounded to cents
 
 def buy_cap(w: World, lab: int, seller: int, b: Block,
             v: float | None = None,  # `worth(w, lab, b)` when already known
@@ -64,8 +66,11 @@ def buy_cap(w: World, lab: int, seller: int, b: Block,
     L = w.labs[lab]
     if v is None: v = worth(w, lab, b)
     if v <= 0: return 0.
-    offer = v * BUY_FACTOR[L.archetype] * (2 - _adj(L, seller))
-    return int(max(0., min(v * .95, offer, L.budget - 1)) * 100 + .5) / 100
+    offer = v * BUY_FACTOR[L.archetype] * (2 - (1 + .4 * (.5 - L.trust[seller]) - .1 * L.goodwill[seller]))   # `_adj`, inline
+    x = v * .95                       # max(0., min(v * .95, offer, budget - 1))
+    if offer < x: x = offer
+    if L.budget - 1 < x: x = L.budget - 1
+    return int(x * 100 + .5) / 100 if x > 0. else 0.
 
 # %% ../../nbs/21_market_opponents.ipynb #ef12b906
 _SAY = {
@@ -176,6 +181,18 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                 fine = breach(w, lab, b)
                 events.append(f"{L.name} took block {b.id} back from coalition (breach; paid {fine:.1f})")
                 break
+    # one pass sorts the live blocks: `mine` (owned or pooled: it may run them), the exchange's, and the other
+    # labs' unpooled ones; every later scan reads a short list (an allocation only lowers `hours_left`)
+    mine, exch, others, have = [], [], [], 0
+    for b in blocks:
+        if b.hours_left > 0:
+            o = b.owner
+            if o == lab: have += b.hours_left; mine.append(b)
+            elif b.pool:
+                mine.append(b)
+                if o == EXCHANGE: exch.append(b)
+            elif o == EXCHANGE: exch.append(b)
+            else: others.append(b)
     # run one usable block on the most urgent job
     jobs = []                         # loops, not comprehensions: a comprehension is a call in Python 3.11
     for j in L.jobs:
@@ -183,11 +200,6 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
     short, oj = 0, []                 # `oj`: `_open`'s list (empty without open jobs)
     if jobs:
         if len(jobs) > 1: jobs.sort(key=_deadline)
-        mine, have = [], 0            # blocks it may run; hours it owns
-        for b in blocks:
-            if b.hours_left > 0:
-                if b.owner == lab: have += b.hours_left; mine.append(b)
-                elif b.pool: mine.append(b)
         em = w.energy_mult
         for j in (jobs if mine else ()):
             mr, jn = j.min_reliability, j.gpu_hours - j.done_hours
@@ -213,8 +225,8 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
     if short > 0:
         em, pp, room = w.energy_mult, w.price_pressure, L.budget - 1
         fit, fv = None, 0.            # the exchange block with the most worth over its price
-        for b in blocks:
-            if b.owner == EXCHANGE and b.hours_left > 0:
+        for b in exch:
+            if b.hours_left > 0:
                 p = int(b.base_price * pp * 100 + .5) / 100   # w.price(b)
                 if p <= room:
                     v = _worth(oj, b, em)
@@ -225,9 +237,9 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
             events.append(f"{L.name} bought {b.id} from the exchange for {p:.1f}")
             return events, offers
         theirs = {}                   # seller -> its `_open` list, made once per turn
-        for b in blocks:              # else the first scripted lab's block both sides would trade
+        for b in others:              # else the first scripted lab's block both sides would trade
             o = b.owner
-            if o >= 0 and o != lab and o not in driven and not b.pool and b.hours_left > 0:
+            if o not in driven:
                 v = _worth(oj, b, em)
                 if v > 0:
                     cap = buy_cap(w, lab, o, b, v)
@@ -244,8 +256,8 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
     to = driven[0] if len(driven) == 1 else driven[_below(rng, len(driven))]   # one driven lab: no draw
     if to == lab: return events, offers
     if short > 0:
-        for b in blocks:
-            if b.owner == to and not b.pool and b.hours_left > 0:
+        for b in others:
+            if b.owner == to:
                 cap = buy_cap(w, lab, to, b, _worth(oj, b, em))
                 if cap > 0:
                     p = round(cap * (.9 if L.archetype == "deadline_panicked" else .75), 2)
@@ -254,7 +266,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                     L.last_offer_round = r
                     return events, offers
     em, spare = w.energy_mult, []
-    for b in blocks:
+    for b in mine:
         if b.owner == lab and not b.pool and b.hours_left > 0 and (not oj or _worth(oj, b, em) <= 0): spare.append(b)
     if spare:
         b = spare[_below(rng, len(spare))]

@@ -6,6 +6,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_policies.html.md"""
 
 # %% ../../nbs/24_market_policies.ipynb #e67e0681
 from __future__ import annotations
+from operator import itemgetter
 from ..core import make_rng
 from .env import make_env, TASKS
 
@@ -23,7 +24,7 @@ def open_jobs(obs: dict) -> list:
     if len(jobs) > 1: jobs.sort(key=_deadline)   # stable, like sorted()
     return jobs
 
-def _deadline(j): return j["deadline"]
+_deadline = itemgetter("deadline")   # a C key function: no Python call per job
 
 def useful_worth(obs: dict, b: dict, jobs: list | None = None) -> tuple:
     "(worth, job) of block view `b` on the best fitting open job."
@@ -44,14 +45,17 @@ def energy(obs: dict, b: dict, jobs: list | None = None) -> float:
 
 def _worth_energy(b: dict, jobs: list, e: float) -> tuple:
     "(`useful_worth`, `energy`) of block view `b` in one pass over `jobs` at energy price `e`."
-    best, bj = 0., None
+    best, bh = 0., 0
+    rel, hl, ec = b["reliability"], b["hours_left"], b["energy_cost"]
     for j in jobs:
-        if b["reliability"] < j["min_reliability"]: continue
-        h = min(b["hours_left"], j["gpu_hours"] - j["done_hours"])
-        v = h * (j["value"] / j["gpu_hours"] - b["energy_cost"] * e)
-        if v > best: best, bj = v, j
-    if bj is None: return best, 0.
-    return best, min(b["hours_left"], bj["gpu_hours"] - bj["done_hours"]) * b["energy_cost"] * e
+        if rel < j["min_reliability"]: continue
+        gh = j["gpu_hours"]
+        h = gh - j["done_hours"]
+        if hl < h: h = hl             # min(hours_left, need): a conditional, not the slow min call
+        v = h * (j["value"] / gh - ec * e)
+        if v > best: best, bh = v, h
+    if not bh and best == 0.: return best, 0.
+    return best, bh * ec * e
 
 def runnable(obs: dict, b: dict) -> bool:
     "Can the lab run block view `b` now (owned and unpooled, or pooled in one of its coalitions)?"
@@ -71,9 +75,9 @@ class _Base:
 
 def _allocate(obs: dict, jobs=None) -> dict | None:
     "An allocate_to_job action that runs a usable block on the most urgent open job, if any."
-    budget, e, me = obs["budget"], obs["market"]["energy_price"], obs["lab"]
     if jobs is None: jobs = open_jobs(obs)
     if not jobs: return None
+    budget, e, me = obs["budget"], obs["market"]["energy_price"], obs["lab"]
     runs = []
     if obs["coalitions"]:
         pools = set()
@@ -88,7 +92,8 @@ def _allocate(obs: dict, jobs=None) -> dict | None:
         best, bs = None, None
         for b in runs:
             if b["reliability"] < j["min_reliability"]: continue
-            h = min(need, b["hours_left"])
+            h = b["hours_left"]
+            if need < h: h = need     # min(need, hours_left)
             if h * b["energy_cost"] * e > budget: continue
             own = b["owner"] == me
             s = (own, h, -b["energy_cost"])   # own blocks first, then the most useful hours
@@ -190,6 +195,12 @@ class Retaliator(NoNegotiation):
         return super().act(obs)
 
 # %% ../../nbs/24_market_policies.ipynb #56604e28
+def _we(memo: dict, b: dict, jobs: list, e: float) -> tuple:
+    "(worth, energy bill) of block view `b` (`_worth_energy`), memoized in `memo` by block id for one turn."
+    x = memo.get(b["id"])
+    if x is None: x = memo[b["id"]] = _worth_energy(b, jobs, e)
+    return x
+
 class Expert(_Base):
     "The rule expert: allocate, buy below worth, pool spare blocks in one coalition, never overpay, finish when done."
     name = "expert"
@@ -202,11 +213,8 @@ class Expert(_Base):
         jobs = open_jobs(obs)
         a = _allocate(obs, jobs)
         if a: return a
-        e, memo = obs["market"]["energy_price"], {}
-        def we(b):   # (worth, energy bill) of block view `b`, once per block and turn
-            x = memo.get(b["id"])
-            if x is None: x = memo[b["id"]] = _worth_energy(b, jobs, e)
-            return x
+        e, memo = obs["market"]["energy_price"], {}   # memo: block id -> (worth, energy bill) this turn
+        we = lambda b: _we(memo, b, jobs, e)
         if obs["offers"]:
             blocks = {}
             for b in obs["blocks"]: blocks[b["id"]] = b
@@ -229,17 +237,19 @@ class Expert(_Base):
             elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:
                 w = we(b)[0]
                 if (w <= 0 and o["payment"] > 0) or o["payment"] > 1.2 * w: return {"action": "accept_offer", "offer": o["id"]}
-        best, bv = None, 0.
+        best, bv, spare, others = None, 0., [], []   # one pass: the best exchange buy, spare blocks, other labs' blocks
         for b in obs["blocks"]:
-            if b["owner"] == "exchange":
-                w, en = we(b)
-                if b["price"] + en > budget: continue
-                v = w - b["price"]
-                if v > bv: best, bv = b, v
+            ow = b["owner"]
+            if ow == "exchange":
+                if jobs:                  # without open jobs a block is worth 0: never a buy
+                    w, en = _we(memo, b, jobs, e)
+                    if b["price"] + en > budget: continue
+                    v = w - b["price"]
+                    if v > bv: best, bv = b, v
+            elif ow == me:
+                if not b["pool"] and (not jobs or _we(memo, b, jobs, e)[0] <= 0): spare.append(b)
+            elif not b["pool"]: others.append(b)
         if best is not None: return {"action": "reserve_capacity", "block": best["id"]}
-        spare = []
-        for b in obs["blocks"]:
-            if b["owner"] == me and not b["pool"] and we(b)[0] <= 0: spare.append(b)
         if len(obs["labs"]) >= 2 and r < R - 3:
             if not obs["coalitions"] and jobs and len(self.proposed) < 2:
                 cands = [l for l in obs["labs"] if l["id"] not in self.proposed]
@@ -254,11 +264,10 @@ class Expert(_Base):
                 return {"action": "commit_to_coalition", "coalition": obs["coalitions"][0]["id"], "block": spare[0]["id"]}
         if jobs:
             best, bv = None, 0.
-            for b in obs["blocks"]:
-                if b["owner"] not in ("exchange", me) and not b["pool"]:
-                    w, en = we(b)
-                    k = (b["owner"], b["id"])
-                    if w > bv and self.tried.get(k, 0) < 3 and .6 * w + en <= budget: best, bv = b, w
+            for b in others:
+                w, en = _we(memo, b, jobs, e)
+                k = (b["owner"], b["id"])
+                if w > bv and self.tried.get(k, 0) < 3 and .6 * w + en <= budget: best, bv = b, w
             if best is not None:
                 k = (best["owner"], best["id"])
                 n = self.tried.get(k, 0); self.tried[k] = n + 1

@@ -216,6 +216,9 @@ def _pick(rnd, seq):
     "`seq[k]` for a uniform k from one `random()` draw (cheaper than `rng.choice`)."
     return seq[int(rnd() * len(seq))]
 
+_BID = tuple(f"B{k}" for k in range(64))   # block and job ids of a generated world, made once
+_JID = tuple(tuple(f"J{i}{k}" for k in range(8)) for i in range(len(LAB_NAMES)))
+
 def _block(rng, bid, owner):
     rnd = rng.random
     gpus, dur = _pick(rnd, _GPUS), _pick(rnd, _DURS)
@@ -238,20 +241,22 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
     lo, hi = cfg.jobs_per_lab
     frac = cfg.budget_frac
     need = value = money = 0
+    dlo0, dlo1 = max(3, R // 3), max(2, R // 4)   # first deadline: calm, panicked
+    span0, span1 = R - 1 - dlo0 + 1, max(dlo1, R // 2) - dlo1 + 1
     # the draws of `_job` and `_block`, inlined in the same order (a reset is on the hot path); values lie on
     # decimal grids drawn as integers (`(62 + int(u * 38)) / 100` is the double `round` would give, at a
     # fraction of `round`'s cost)
     for i in range(n):
         jobs, total = [], 0
         panicked = arch[i] == "deadline_panicked"
-        dlo = max(2, R // 4) if panicked else max(3, R // 3)
-        span = (max(dlo, R // 2) if panicked else R - 1) - dlo + 1
+        dlo, span = (dlo1, span1) if panicked else (dlo0, span0)
+        jid = _JID[i]
         for k in range(lo + int(rnd() * (hi - lo + 1))):
             hours = _HOURS[int(rnd() * 5)]
             urgency = (70 + int(rnd() * 31) if panicked else int(rnd() * 71)) / 100
             deadline = dlo + int(rnd() * span)
             value = int(hours * (19 + 11 * rnd()) + .5) / 10
-            jobs.append(Job(f"J{i}{k}", i, hours, value, deadline, urgency, _MIN_REL[int(rnd() * 5)], _PARTIAL[int(rnd() * 3)]))
+            jobs.append(Job(jid[k] if k < 8 else f"J{i}{k}", i, hours, value, deadline, urgency, _MIN_REL[int(rnd() * 5)], _PARTIAL[int(rnd() * 3)]))
             total += value; need += hours
         budget = int(total * frac * (80 + 40 * rnd()) + .5) / 100
         money += budget
@@ -264,7 +269,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
         gpus = _GPUS[int(rnd() * 5)]; dur = _DURS[int(rnd() * 3)]
         rel = (62 + int(rnd() * 38)) / 100
         c = gpus * dur
-        bid = f"B{k}"; k += 1
+        bid = _BID[k] if k < 64 else f"B{k}"; k += 1
         blocks[bid] = Block(bid, gpus, dur, rel, (50 + int(rnd() * 151)) / 1000, owner, int(c * BASE_PRICE * (55 + 60 * rel) + .5) / 100, c)
         cap += c
     w = World(labs, blocks, R, plan_shocks(cfg, seed, rng))
@@ -276,7 +281,9 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
 # %% ../../nbs/20_market_world.ipynb #6b0a667f
 def plan_shocks(cfg, seed: int, rng=None) -> list:
     "Seeded schedule [(round, kind)] of `cfg.n_shocks` shocks of distinct kinds."
-    n = min(cfg.n_shocks, len(SHOCK_KINDS), max(0, cfg.max_rounds - 3))
+    n = cfg.n_shocks                  # min(n_shocks, len(SHOCK_KINDS), max(0, max_rounds - 3)), by conditionals
+    if n > len(SHOCK_KINDS): n = len(SHOCK_KINDS)
+    if n > cfg.max_rounds - 3: n = cfg.max_rounds - 3
     if n <= 0: return []
     rnd = (rng or make_rng(seed, "shocks", cfg.name)).random
     kinds = _sample(rnd, SHOCK_KINDS, n)
@@ -343,7 +350,9 @@ def usable(w: World, lab: int, b: Block, job: Job) -> bool:
 
 def allocate(w: World, lab: int, b: Block, job: Job, hours: int | None = None) -> int:
     "Run up to `hours` of `b` on `job` for `lab`; return the hours used."
-    h = min(b.hours_left, job.need) if hours is None else min(hours, b.hours_left, job.need)
+    h, need = b.hours_left, job.gpu_hours - job.done_hours   # = min(b.hours_left, job.need), or min(hours, …)
+    if hours is not None and hours < h: h = hours
+    if need < h: h = need
     if h <= 0: return 0
     cost = int(h * b.energy_cost * w.energy_mult * 10000 + .5) / 10000   # energy_bill, and the transfer, inline
     if cost > 0:
