@@ -40,11 +40,13 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
                     max_new_tokens: int = 64,
                     progress: bool = True,
                     compact: bool = False,   # compact prompts (as the models were trained)
+                    n_transcripts: int = 3,  # seeds per task whose LLM transcripts are saved (for before/after pairs)
                    ) -> dict:
     "Play LLM stages and the scripted field on eval seeds; write records and a summary per arena."
     from bazaarbatna.arenas import get_arena
     from bazaarbatna.agents import LLMPolicy, rollout_batch
-    from bazaarbatna.evaluate import EVAL_SEEDS, summarize, paired_difference
+    from bazaarbatna.core import Transcript
+    from bazaarbatna.evaluate import EVAL_SEEDS, summarize, paired_difference, save_transcript, _stem
     seeds = list(EVAL_SEEDS[:n_seeds])
     out = {}
     for arena in arenas:
@@ -53,11 +55,16 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
         recs = []
         for label, m in models.items():
             pol = LLMPolicy(arena, model=m, temperature=0.0, max_new_tokens=max_new_tokens, name=label, compact=compact)
-            for t in ts: recs += rollout_batch(arena, t, seeds, pol, progress=progress, policy_name=label, keep_transcripts=False)
+            for t in ts: recs += rollout_batch(arena, t, seeds, pol, progress=progress, policy_name=label, keep_transcripts=True)
         if scripted:
             for pname in a.POLICIES:
                 for t in ts: recs += rollout_batch(arena, t, seeds, pname, progress=False, policy_name=pname, keep_transcripts=False)
         d = Path(out_dir) / "eval" / arena; d.mkdir(parents=True, exist_ok=True)
+        for r in recs:   # transcripts of the first seeds only, as files next to the records
+            tr = r.pop("transcript", None)
+            if tr and r["seed"] in seeds[:n_transcripts]:
+                stem = _stem(arena, r["task"], r["policy"], r["seed"])
+                save_transcript(Transcript.from_dict(tr), d / stem); r["transcript"] = stem + ".json"
         with open(d / "results.jsonl", "w") as f:
             for r in recs: f.write(json.dumps(r) + "\n")
         rows = summarize(recs, by=("arena", "policy"))
