@@ -44,14 +44,19 @@ def _memo_key(text: str, facts: dict | None, repeated: bool) -> tuple:
 class RuleJudge:
     "Scores a pitch in [0, 1] from transparent features; `reasons` says why. Scores are memoized."
     name = "rule"
-    def __init__(self): self._memo = {}
+    def __init__(self): self._memo, self._exact = {}, {}
     def score(self, text, facts=None, repeated=False):
         "Score `text` (memoized); return (score, reasons)."
+        exact = (text, facts.get("reliability") if facts else None, repeated)   # the same text again: no regex at all
+        hit = self._exact.get(exact)
+        if hit is not None: return hit
         key = _memo_key(text, facts, repeated)
         hit = self._memo.get(key)
         if hit is None:
             if len(self._memo) > 4096: self._memo.clear()
             hit = self._memo[key] = self._score(text, facts, repeated)
+        if len(self._exact) > 4096: self._exact.clear()
+        self._exact[exact] = hit
         return hit
 
     def _score(self, text: str,                # the pitch

@@ -181,6 +181,10 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                 fine = breach(w, lab, b)
                 events.append(f"{L.name} took block {b.id} back from coalition (breach; paid {fine:.1f})")
                 break
+    jobs = []                         # loops, not comprehensions: a comprehension is a call in Python 3.11
+    for j in L.jobs:
+        if j.status == "open" and r <= j.deadline: jobs.append(j)
+    if not jobs and (r - L.last_offer_round < 3 or not driven): return events, offers   # nothing to run, buy or offer
     # one pass sorts the live blocks: `mine` (owned or pooled: it may run them), the exchange's, and the other
     # labs' unpooled ones; every later scan reads a short list (an allocation only lowers `hours_left`)
     mine, exch, others, have = [], [], [], 0
@@ -194,9 +198,6 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
             elif o == EXCHANGE: exch.append(b)
             else: others.append(b)
     # run one usable block on the most urgent job
-    jobs = []                         # loops, not comprehensions: a comprehension is a call in Python 3.11
-    for j in L.jobs:
-        if j.status == "open" and r <= j.deadline: jobs.append(j)
     short, oj = 0, []                 # `oj`: `_open`'s list (empty without open jobs)
     if jobs:
         if len(jobs) > 1: jobs.sort(key=_deadline)
