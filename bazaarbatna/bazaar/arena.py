@@ -134,7 +134,7 @@ class MarketplaceArena:
             except ActionError as e:
                 r = self.seats[a]._invalid(e)
                 errors[a], comps[a] = r.info, r.info["reward_components"]
-                h.transcript.turns.append(Turn(self.round, a, "invalid", None, "", {"error": e.to_dict()}))
+                h.transcript.turns.append(Turn(self.round + 1, a, "invalid", None, "", {"error": e.to_dict()}))  # in the round it tried
         if moves:
             self.round += 1
             hs.t = self.round
