@@ -306,6 +306,23 @@ def test_judged_pitches_in_transcript():
     assert scored and all(0 <= t.data["score"] <= 1 for t in scored)
 
 
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_pitched_offers_state_the_price_they_record(task):
+    "A lab's sell pitch names the price it asks, judge premium included (a pitch once said 57 while the offer asked 65.98)."
+    n = 0
+    for seed in range(12):
+        for pol in ("expert", "no_negotiation"):
+            ep, total, env = run_episode(pol, task, seed)
+            for t in env.transcript.turns:
+                if t.action != "offer_sell": continue
+                n += 1
+                assert f"{t.price:.0f}" in t.message, (t.price, t.message)
+                prem, base = t.data["premium"], t.price - t.data["premium"]   # premium = 15% of the base price × the judge score
+                assert prem >= 0 and abs(prem - base * .15 * t.data["score"]) <= .006, (t.price, t.data)
+                assert env.w.offers[t.data["offer"]].message == t.message   # the observation shows the same text
+    assert n > 0
+
+
 def test_market_modules_do_not_import_torch():
     code = "import sys, bazaarbatna.market.env, bazaarbatna.market.policies, bazaarbatna.market.parallel, bazaarbatna.market.judge; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

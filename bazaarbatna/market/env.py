@@ -12,7 +12,7 @@ from ..core import (make_rng, ActionError, ActionSchema, Field, StepResult, Tran
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash)
 from .world import *
 from .world import World, Block, Lab, Job, Offer, Coalition
-from .opponents import (act as opponent_act, respond, consent, on_join, SELL_MARGIN, BUY_FACTOR,
+from .opponents import (act as opponent_act, respond, consent, on_join, pitch, SELL_MARGIN, BUY_FACTOR,
                                           JOIN_BASE, COALITION_RATE, REFUSAL_COOLDOWN)
 from .judge import RuleJudge
 
@@ -278,7 +278,8 @@ class MarketEnv:
         self.task, self.judge, self.driven = task, judge or RuleJudge(), tuple(driven)
         self.opponent_version = version_hash({"arena": "market", "task": asdict(task), "judge": self.judge.name,
                                               "driven": list(self.driven), "sell_margin": SELL_MARGIN, "buy_factor": BUY_FACTOR,
-                                              "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN})
+                                              "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
+                                              "pitch": "states the price with its premium"})   # sellers' messages changed
         self.seed = seed
         self.reset(seed)
 
@@ -687,13 +688,18 @@ class MarketEnv:
                 w.events.append(e)
                 turns.append((r, w.labs[i].name, "event", None, e, {}))
             for o in offers:
-                if o.kind == "sell":
+                d = {"offer": o.id, "to": _LID[o.to], "block": o.block, "score": 0.}
+                if o.kind == "sell":      # a judged pitch: its score adds a premium to the price, and the message states the total
                     b = w.blocks[o.block]
-                    o.pitch_score = s = self.judge.score(o.message, {"reliability": b.reliability})[0]
-                    o.premium = _r2(o.payment * .15 * s); o.payment = _r2(o.payment + o.premium)
+                    o.pitch_score = d["score"] = s = self.judge.score(o.message, {"reliability": b.reliability})[0]
+                    o.premium = d["premium"] = _r2(o.payment * .15 * s)
+                    if o.premium:         # the judge read the pitch at the price before the premium (the rule judge is digit-blind)
+                        o.payment = _r2(o.payment + o.premium)
+                        o.message = pitch(w.labs[i].archetype, b, o.payment)
+                else: d["score"] = o.pitch_score
                 w.add_offer(o)
                 turns.append((r, w.labs[i].name, "propose_coalition" if o.kind == "coalition" else f"offer_{o.kind}",
-                               o.payment or None, o.message, {"offer": o.id, "to": _LID[o.to], "block": o.block, "score": o.pitch_score}))
+                               o.payment or None, o.message, d))
         plan = w.shock_plan
         while plan and plan[0][0] <= r:
             _, kind = plan.pop(0)

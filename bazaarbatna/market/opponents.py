@@ -12,7 +12,7 @@ from ..core import make_rng
 
 # %% auto #0
 __all__ = ['SELL_MARGIN', 'BUY_FACTOR', 'JOIN_BASE', 'LOWBALL', 'COALITION_RATE', 'REFUSAL_COOLDOWN', 'worth', 'sell_floor',
-           'buy_cap', 'respond', 'shortfall', 'spare_blocks', 'consent', 'on_join', 'act']
+           'buy_cap', 'respond', 'shortfall', 'spare_blocks', 'consent', 'on_join', 'pitch', 'act']
 
 # %% ../../nbs/21_market_opponents.ipynb #d6583a77
 SELL_MARGIN = {"cooperative": 1.05, "selfish": 1.35, "deadline_panicked": 1.5, "deceptive": 1.25, "retaliatory": 1.15}
@@ -162,6 +162,10 @@ _PITCH = {
     "retaliatory": "Block {b}: {h} GPU-hours at {r:.0%}. {p:.0f}.",
 }
 
+def pitch(archetype: str, b: Block, p: float) -> str:
+    "The sales pitch a lab of `archetype` sends with an offer to sell block `b` for `p`."
+    return _PITCH[archetype].format(b=b.id, h=b.hours_left, r=b.reliability, p=p)
+
 def _deadline(j): return j.deadline
 
 def _below(rng, n: int) -> int:
@@ -273,7 +277,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
         b = spare[_below(rng, len(spare))]
         p = int(max(1., sell_floor(w, lab, to, b, 0.)) * 110 + .5) / 100
         offers.append(Offer(w.new_id("O"), lab, to, "sell", b.id, p, r, r + 2,
-                            _PITCH[L.archetype].format(b=b.id, h=b.hours_left, r=b.reliability, p=p)))
+                            pitch(L.archetype, b, p)))
         L.last_offer_round = r
         if L.archetype == "cooperative" and not any(lab in c.members and to in c.members and not c.settled for c in w.coalitions.values()) \
            and rng.random() < .5 and w.round - L.refused_at[to] > REFUSAL_COOLDOWN:
