@@ -323,6 +323,24 @@ def test_pitched_offers_state_the_price_they_record(task):
     assert n > 0
 
 
+def test_transcript_turns_made_on_read_keep_order():
+    "Turns are recorded as tuples and made into `Turn`s when read: appends, `add` and truncation keep their order."
+    from bazaarbatna.core import Turn, Transcript
+    env = make_env("coalition_market", 3)
+    env.step({"action": "wait"})
+    n = len(env.transcript.turns)
+    assert n >= 1 and all(isinstance(t, Turn) for t in env.transcript.turns)
+    env.transcript.add(env.w.round, "test", "note")
+    env.step({"action": "wait"})
+    acts = [t.action for t in env.transcript.turns]
+    assert acts[n] == "note" and acts[n + 1] == "wait"
+    del env.transcript.turns[n:]                      # as the UI does when it rewinds
+    env.step({"action": "wait"})
+    assert [t.action for t in env.transcript.turns][n] == "wait"
+    d = Transcript.from_json(env.transcript.to_json())
+    assert d.turns == env.transcript.turns and d.meta == env.transcript.meta
+
+
 def test_market_modules_do_not_import_torch():
     code = "import sys, bazaarbatna.market.env, bazaarbatna.market.policies, bazaarbatna.market.parallel, bazaarbatna.market.judge; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
