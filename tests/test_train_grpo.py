@@ -1,7 +1,7 @@
 "The GRPO reward equals an independent replay of the environment from the episode's seed."
 import pytest
 from bazaarbatna.arenas import get_arena
-from bazaarbatna.train.grpo import collect_states, score_reply, replay_score, EnvReward, FORMAT_BONUS
+from bazaarbatna.train.grpo import collect_states, score_reply, replay_score, EnvReward, FORMAT_BONUS, HOLD, CONTINUATION
 from bazaarbatna.train.sft import action_json
 
 def _replies(state):
@@ -45,3 +45,16 @@ def test_reward_parts_and_metrics():
     assert logged["env/valid_json"] == pytest.approx(5 / 6)
     assert logged["env/frac_zero_spread"] == pytest.approx(0.5)   # the second group is three identical replies
     assert logged["env/group_spread"] > 0
+
+@pytest.mark.parametrize("arena,tasks", [("bazaar", ["single_deal", "career_10", "marketplace_arena"]), ("market", ["single_trade", "market_round"])])
+def test_hold_continuation_is_replayable_and_repeats_the_move(arena, tasks):
+    states = collect_states(arena, tasks, seeds=[5], max_per_episode=3)
+    for st in states:
+        for text in _replies(st):
+            a, b = score_reply(st, text, HOLD), replay_score(st, text, HOLD)
+            assert a == pytest.approx(b, abs=1e-9), (st.task, text, a, b)
+    st = collect_states("bazaar", ["single_deal"], seeds=[11], max_per_episode=1)[0]
+    bad = score_reply(st, "thirty rupees", HOLD)
+    assert bad["continuation"] < 0 and bad["reward"] < score_reply(st, "thirty rupees", CONTINUATION)["reward"]  # repeated: penalised every round
+    low = score_reply(st, '{"action": "offer", "price": %s}' % round(st.obs["ask"] * .02, 2), HOLD)
+    assert low["reward"] < 0                                    # a held lowball ends in the seller's walk-out

@@ -15,8 +15,8 @@ from ..agents import build_messages, parse_reply, guard_action
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'State', 'collect_states', 'score_after', 'score_reply', 'replay_score', 'EnvReward',
-           'build_grpo_dataset', 'train_grpo']
+__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'State', 'collect_states', 'score_after', 'score_reply', 'replay_score',
+           'EnvReward', 'build_grpo_dataset', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #2dce2dbc
 @dataclass
@@ -59,12 +59,18 @@ def collect_states(arena: str,                     # "bazaar" or "market"
 # %% ../../nbs/53_train_grpo.ipynb #8e0932ad
 FORMAT_BONUS = 0.05   # added when the reply is exactly one valid JSON action and nothing else
 CONTINUATION = "expert"  # the policy that finishes the episode after the scored move
+HOLD = "hold"            # continuation that repeats the scored move (guarded) until the episode ends
 
-def _finish(arena, env, seed, r, continuation, max_steps):
-    "Play `continuation` from the current state to the end; the rewards it collects."
+def _finish(arena, env, seed, r, continuation, max_steps, move=None):
+    "Play `continuation` (a policy name, or `HOLD`: repeat `move`) from the current state to the end; the rewards it collects."
     if r.done: return 0.0
-    pol = make_policy(arena, continuation); pol.reset(seed)
     obs, g = r.observation, 0.0
+    if continuation == HOLD:
+        for _ in range(max_steps):
+            r = env.step(guard_action(arena, move, obs) if isinstance(move, dict) else move); g += r.reward; obs = r.observation
+            if r.done: break
+        return g
+    pol = make_policy(arena, continuation); pol.reset(seed)
     for _ in range(max_steps):
         r = env.step(pol.act(obs)); g += r.reward; obs = r.observation
         if r.done: break
@@ -84,7 +90,7 @@ def score_after(arena, env, state_seed, obs, text, continuation=CONTINUATION, fo
     "Step `text` in `env` (already at the state showing `obs`), finish with `continuation`; the score's parts."
     move, valid, clean = _move(arena, obs, text)
     r = env.step(move)
-    cont = _finish(arena, env, state_seed, r, continuation, max_steps)
+    cont = _finish(arena, env, state_seed, r, continuation, max_steps, move)
     fmt = format_bonus if clean else 0.0
     return {"reward": r.reward + cont + fmt, "step_reward": r.reward, "continuation": cont, "format": fmt,
             "valid": valid, "done_after_move": r.done}
@@ -162,6 +168,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                tasks: dict | None = None,      # arena -> task names (default: all)
                compact: bool = False,          # compact prompts (as in SFT and eval)
                max_per_episode: int = 6,       # decision points per training episode
+               continuation: str = CONTINUATION,  # how a scored move's episode is finished: a policy name or `HOLD`
               ) -> dict:
     "GRPO on live-env rewards; returns a summary dict."
     from trl import GRPOConfig, GRPOTrainer
@@ -181,7 +188,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,
                       temperature=temperature, beta=0.0, use_vllm=p.use_vllm, seed=0, lr_scheduler_type="constant",
                       **kw, **checkpoint_args())
-    reward = EnvReward(states, G)
+    reward = EnvReward(states, G, continuation)
     tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
     t0 = time.time()
     train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, extra={"profile": p.name})
@@ -189,4 +196,4 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     tr.save_model(str(final)); tok.save_pretrained(str(final))
     return {"stage": "grpo", "adapter": str(final), "states": len(states), "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
-            "num_generations": G}
+            "num_generations": G, "continuation": continuation}

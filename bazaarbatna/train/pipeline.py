@@ -183,7 +183,8 @@ def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" o
         res["grpo"] = train_grpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n,
                                  prompts_per_step=g.get("prompts_per_step", 2), learning_rate=g.get("learning_rate", 5e-5),
                                  n_seeds=g.get("n_seeds", 4), resume=resume, hub_repo=hub_repo,
-                                 tasks=rec.get("train_tasks"), compact=compact, max_per_episode=g.get("max_per_episode", 6))
+                                 tasks=rec.get("train_tasks"), compact=compact, max_per_episode=g.get("max_per_episode", 6),
+                                 continuation=g.get("continuation", "expert"))
     dpo_dir = out / "dpo" / "final"
     d = rec.get("dpo", {})
     if stage == "dpo" or (stage == "all" and d.get("enabled", False)):
