@@ -12,9 +12,10 @@ from .core import ActionError, extract_json
 from .arenas import get_arena
 
 # %% auto #0
-__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
-           'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'guard_action',
-           'load_policy_model', 'LLMPolicy', 'rollout_batch']
+__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
+           'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'guard_action', 'ladder_price',
+           'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'load_policy_model', 'LLMPolicy',
+           'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -56,8 +57,9 @@ def build_messages(arena: str,             # "bazaar" or "market"
     "The chat conversation for one decision: system brief, then the rendered observation."
     a = get_arena(arena)
     if compact:
-        return [{"role": "system", "content": compact_system_prompt(arena)},
-                {"role": "user", "content": compact_observation(a.render_observation(obs)) + "\nJSON:"}]
+        user = compact_observation(a.render_observation(obs))
+        if arena == "bazaar" and (lad := ladder_line(obs)): user += "\n" + lad
+        return [{"role": "system", "content": compact_system_prompt(arena)}, {"role": "user", "content": user + "\nJSON:"}]
     if brief is None: brief = task_brief(arena, obs)
     user = a.render_observation(obs).strip() + "\n\nYour move (one JSON object):"
     return [{"role": "system", "content": system_prompt(arena, brief)}, {"role": "user", "content": user}]
@@ -156,6 +158,47 @@ def guard_action(arena: str, action: dict, obs: dict) -> dict:
     if arena == "bazaar": return _guard_bazaar(action, obs)
     if arena == "market": return _guard_market(action, obs)
     return action
+
+
+# %% ../nbs/40_agents.ipynb #a9ed532f
+LADDER = tuple(range(40, 101, 5))   # the rungs of the compact bazaar prompt, in % of the opening ask
+
+def ladder_price(x: float) -> float | int:
+    "`x` rounded to the cent, an `int` when whole: how a price is written in the ladder and in the SFT target."
+    x = round(float(x), 2)
+    return int(x) if x == int(x) else x
+
+def price_ladder(obs: dict) -> list[tuple[str, float]]:
+    "(label, price) rungs: `LADDER` % of the opening ask within [my last offer, min(ask, budget)), then that cap."
+    a0, ask, budget = (_num(obs.get(k)) for k in ("opening_ask", "ask", "budget"))
+    if a0 is None or ask is None or budget is None: return []
+    cap = ladder_price(min(ask, budget))
+    prev = own_offers(obs)
+    lo = prev[-1] if prev else 0.0
+    rungs = [(f"{k}%", ladder_price(a0 * k / 100)) for k in LADDER]
+    return [(n, p) for n, p in rungs if lo <= p < cap] + [("ask" if ask <= budget else "budget", cap)]
+
+def ladder_line(obs: dict) -> str:
+    "The ladder as one prompt line ('' when the observation has no prices)."
+    lad = price_ladder(obs)
+    return "Offer ladder (% of opening ask): " + ", ".join(f"{n}={p}" for n, p in lad) if lad else ""
+
+def snap_to_ladder(price: float, obs: dict) -> float | int:
+    "The lowest ladder price at or above `price` (the ladder's top when none is)."
+    lad = price_ladder(obs)
+    if not lad: return price
+    return next((p for _, p in lad if p >= price - 1e-9), lad[-1][1])
+
+class LadderPolicy:
+    "A bazaar policy whose offers move up to the next rung of `price_ladder`: the SFT teacher for compact prompts."
+    def __init__(self, policy):
+        self.policy, self.name = policy, f"{getattr(policy, 'name', 'policy')}_ladder"
+    def reset(self, seed: int) -> None: self.policy.reset(seed)
+    def act(self, obs: dict):
+        a = self.policy.act(obs)
+        if isinstance(a, dict) and a.get("action") == "offer" and _num(a.get("price")) is not None:
+            a = {**a, "price": snap_to_ladder(a["price"], obs)}
+        return a
 
 
 # %% ../nbs/40_agents.ipynb #cb28bf4b

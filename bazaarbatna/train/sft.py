@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, time
 from pathlib import Path
 from ..arenas import get_arena, make_policy
-from ..agents import build_messages
+from ..agents import LadderPolicy, build_messages
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
@@ -36,6 +36,7 @@ def expert_samples(arena: str,                # "bazaar" or "market"
     for task in tasks:
         for seed in seeds:
             env, pol = a.make_env(task, seed=seed), make_policy(arena, policy)
+            if compact and arena == "bazaar": pol = LadderPolicy(pol)   # targets on the prompt's price ladder
             pol.reset(seed); obs = env.reset(seed=seed)
             for _ in range(max_steps):
                 act = pol.act(obs)
