@@ -14,8 +14,8 @@ from .arenas import get_arena
 # %% auto #0
 __all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
            'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'guard_action', 'ladder_price',
-           'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'load_policy_model', 'LLMPolicy',
-           'rollout_batch']
+           'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'teacher_policy', 'load_policy_model',
+           'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -199,6 +199,15 @@ class LadderPolicy:
         if isinstance(a, dict) and a.get("action") == "offer" and _num(a.get("price")) is not None:
             a = {**a, "price": snap_to_ladder(a["price"], obs)}
         return a
+
+def teacher_policy(arena: str,           # "bazaar" or "market"
+                   name: str = "expert", # a scripted policy of the arena
+                   compact: bool = False,  # the prompt style the samples are for
+                  ):
+    "The scripted policy `name`, on the price ladder when its decisions become compact bazaar prompts (SFT targets, GRPO states)."
+    from bazaarbatna.arenas import make_policy
+    pol = make_policy(arena, name)
+    return LadderPolicy(pol) if compact and arena == "bazaar" else pol
 
 
 # %% ../nbs/40_agents.ipynb #cb28bf4b

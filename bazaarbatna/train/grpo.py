@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from ..core import extract_json
 from ..arenas import get_arena, make_policy
-from ..agents import build_messages, parse_reply, guard_action
+from ..agents import build_messages, parse_reply, guard_action, teacher_policy
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
@@ -35,6 +35,7 @@ def collect_states(arena: str,                     # "bazaar" or "market"
                    behaviors=("expert",),          # scripted policies that drive the rollouts
                    max_per_episode: int = 12,      # decision points kept per episode
                    max_steps: int = 200,
+                   compact: bool = False,          # for compact prompts (bazaar: the behaviors play on the price ladder)
                   ) -> list[State]:
     "Decision points reached by behavior-policy rollouts, with snapshots and action prefixes."
     a = get_arena(arena)
@@ -43,7 +44,7 @@ def collect_states(arena: str,                     # "bazaar" or "market"
     for task in tasks:
         for seed in seeds:
             for b in behaviors:
-                env, pol = a.make_env(task, seed=seed), make_policy(arena, b)
+                env, pol = a.make_env(task, seed=seed), teacher_policy(arena, b, compact)
                 pol.reset(seed); obs = env.reset(seed=seed)
                 prefix, kept = [], 0
                 for _ in range(max_steps):
@@ -147,7 +148,7 @@ def build_grpo_dataset(arenas=("bazaar", "market"),  # arenas to draw states fro
     "(dataset with prompt/state_id columns, the list of states)."
     from datasets import Dataset
     seeds = list(TRAIN_SEEDS[offset:offset + n_seeds])
-    states = [s for ar in arenas for s in collect_states(ar, (tasks or {}).get(ar), seeds, max_per_episode=max_per_episode)]
+    states = [s for ar in arenas for s in collect_states(ar, (tasks or {}).get(ar), seeds, max_per_episode=max_per_episode, compact=compact)]
     rows = [{"prompt": build_messages(s.arena, s.obs, compact=compact), "state_id": i, "arena": s.arena, "task": s.task} for i, s in enumerate(states)]
     return Dataset.from_list(rows).shuffle(seed=seed), states
 

@@ -8,8 +8,8 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/train_sft.html.md"""
 from __future__ import annotations
 import json, time
 from pathlib import Path
-from ..arenas import get_arena, make_policy
-from ..agents import LadderPolicy, build_messages
+from ..arenas import get_arena
+from ..agents import build_messages, teacher_policy
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
@@ -35,8 +35,7 @@ def expert_samples(arena: str,                # "bazaar" or "market"
     out = []
     for task in tasks:
         for seed in seeds:
-            env, pol = a.make_env(task, seed=seed), make_policy(arena, policy)
-            if compact and arena == "bazaar": pol = LadderPolicy(pol)   # targets on the prompt's price ladder
+            env, pol = a.make_env(task, seed=seed), teacher_policy(arena, policy, compact)   # compact bazaar: on the ladder
             pol.reset(seed); obs = env.reset(seed=seed)
             for _ in range(max_steps):
                 act = pol.act(obs)
