@@ -6,13 +6,13 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/models.html.md"""
 
 # %% ../nbs/01_models.ipynb #a400ce82
 from __future__ import annotations
-import contextlib, importlib.util, os, shutil, uuid
+import contextlib, importlib.util, json, os, shutil, time, uuid
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['EMBEDDED', 'EMBEDDED_MODULE', 'INSTALL_HINT', 'END_OF_TURN_TOKENS', 'EmbeddedModelMissing', 'embedded_gguf',
-           'cache_dir', 'embedded_model_dir', 'resolve_model', 'load_model', 'end_of_turn_ids', 'is_checkpointing',
-           'set_checkpointing', 'generation_mode', 'chat_generate']
+__all__ = ['EMBEDDED', 'EMBEDDED_MODULE', 'INSTALL_HINT', 'END_OF_TURN_TOKENS', 'GEN_STATS', 'EmbeddedModelMissing',
+           'embedded_gguf', 'cache_dir', 'embedded_model_dir', 'resolve_model', 'load_model', 'end_of_turn_ids',
+           'is_checkpointing', 'set_checkpointing', 'generation_mode', 'json_stop', 'reset_gen_stats', 'chat_generate']
 
 # %% ../nbs/01_models.ipynb #2913d148
 EMBEDDED = "embedded"
@@ -125,6 +125,104 @@ def generation_mode(model):
         if checkpointing: set_checkpointing(model, True)
         model.train(was_training)
 
+# %% ../nbs/01_models.ipynb #5b6c7359
+def _json_done(text: str) -> bool:
+    "Whether `text` (a reply so far) opens with a JSON object that has closed and parses as a dict."
+    s = text.lstrip()
+    if not s.startswith("{"): return False
+    depth, in_str, esc = 0, False, False
+    for i, ch in enumerate(s):
+        if in_str:
+            if esc: esc = False
+            elif ch == "\\": esc = True
+            elif ch == '"': in_str = False
+        elif ch == '"': in_str = True
+        elif ch == "{": depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                try: return isinstance(json.loads(s[:i + 1]), dict)
+                except ValueError: return False
+    return False
+
+def json_stop(tokenizer,
+              prompt_len: int,  # where the replies start in the rows `generate` passes
+             ):
+    "A `StoppingCriteria` with a per-row answer: a row is done once its reply opens with a complete JSON object."
+    import torch
+    from transformers import StoppingCriteria
+    class JsonStop(StoppingCriteria):
+        def __call__(self, input_ids, scores, **kwargs):
+            last = tokenizer.convert_ids_to_tokens(input_ids[:, -1].tolist())  # decode only rows that just wrote a "}"
+            done = [("}" in (t or "")) and _json_done(tokenizer.decode(row[prompt_len:], skip_special_tokens=True))
+                    for t, row in zip(last, input_ids)]
+            return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+    return JsonStop()
+
+# %% ../nbs/01_models.ipynb #7c4e559a
+GEN_STATS: dict = {}
+
+def reset_gen_stats():
+    "Zero the counters `chat_generate` adds to (`GEN_STATS`)."
+    GEN_STATS.update(calls=0, rows=0, prompt_tokens=0, prefill_tokens=0, padded_tokens=0, new_tokens=0, decode_steps=0,
+                     prefill_s=0.0, decode_s=0.0)
+reset_gen_stats()
+
+def _growing_layer_cls():
+    from transformers.cache_utils import DynamicLayer
+    class _GrowingLayer(DynamicLayer):
+        "A `DynamicLayer` that writes into a preallocated buffer, so a decoding step copies no cache."
+        def __init__(self, keys, values, length):
+            super().__init__()
+            self.keys_buf, self.values_buf, self.n = keys, values, length
+            self.dtype, self.device, self.is_initialized = keys.dtype, keys.device, True
+            self.keys, self.values = keys[:, :, :length], values[:, :, :length]
+        def update(self, key_states, value_states, *args, **kwargs):
+            k = key_states.shape[-2]
+            if self.n + k > self.keys_buf.shape[-2]:  # out of room: concatenate as a DynamicLayer does
+                self.keys_buf, self.values_buf = self.keys, self.values
+                self.n += k
+                return super().update(key_states, value_states)
+            self.keys_buf[:, :, self.n:self.n + k] = key_states
+            self.values_buf[:, :, self.n:self.n + k] = value_states
+            self.n += k
+            self.keys, self.values = self.keys_buf[:, :, :self.n], self.values_buf[:, :, :self.n]
+            return self.keys, self.values
+        def get_seq_length(self) -> int: return self.keys.shape[-2] if self.is_initialized else 0
+    return _GrowingLayer
+
+def _plain(cache) -> bool:
+    from transformers.cache_utils import DynamicCache, DynamicLayer
+    return type(cache) is DynamicCache and all(type(l) is DynamicLayer for l in cache.layers)
+
+def _prefilled_cache(model, rows: list,  # token id lists, one per prompt
+                     room: int,          # free positions to reserve for the replies
+                    ):
+    """(cache, tokens prefilled): the KV cache of every row but its last token, left-padded to the longest row.
+    The common prefix of the rows is run once, then each row's remainder alone; (None, 0) if the model's cache is not plain."""
+    import torch
+    from transformers.cache_utils import DynamicCache
+    n, p, dev = min(map(len, rows)) - 1, 0, model.device
+    while p < n and all(r[p] == rows[0][p] for r in rows): p += 1
+    base = model(input_ids=torch.tensor([rows[0][:p]], device=dev), use_cache=True).past_key_values if p else None
+    if base is not None and not _plain(base): return None, 0
+    T, bufs, tokens = max(map(len, rows)) - 1, None, p
+    for b, r in enumerate(rows):
+        cache = DynamicCache(ddp_cache_data=[(l.keys, l.values) for l in base.layers]) if base is not None else DynamicCache()
+        rest = r[p:len(r) - 1]
+        if rest:
+            cache = model(input_ids=torch.tensor([rest], device=dev), past_key_values=cache, use_cache=True).past_key_values
+            tokens += len(rest)
+        if not _plain(cache) or not cache.layers: return None, 0
+        if bufs is None:
+            bufs = [tuple(x.new_zeros(len(rows), x.shape[1], T + room, x.shape[3]) for x in (l.keys, l.values)) for l in cache.layers]
+        L = len(r) - 1
+        for (kb, vb), l in zip(bufs, cache.layers):
+            kb[b, :, T - L:T] = l.keys[0]; vb[b, :, T - L:T] = l.values[0]
+    G, out = _growing_layer_cls(), DynamicCache()
+    out.layers = [G(kb, vb, T) for kb, vb in bufs]
+    return out, tokens
+
 # %% ../nbs/01_models.ipynb #5c8da9a7
 def chat_generate(model, tokenizer,
                   conversations: list,  # each a list of {"role", "content"} messages
@@ -134,6 +232,8 @@ def chat_generate(model, tokenizer,
                   seed: int | None = None,
                   batch_size: int = 16,
                   progress: bool = False,  # show a progress bar over batches
+                  stop_at_json: bool = False,  # stop a reply once it opens with a complete JSON object
+                  share_prefix: bool = True,  # prefill the shared prefix once and each prompt unpadded
                  ) -> list[str]:
     "One generated assistant reply per conversation, decoded without special tokens."
     import torch
@@ -145,12 +245,31 @@ def chat_generate(model, tokenizer,
     kw = dict(max_new_tokens=max_new_tokens, do_sample=sample, eos_token_id=eos, pad_token_id=tokenizer.pad_token_id)
     if sample: kw.update(temperature=temperature, top_p=top_p)
     else: kw.update(temperature=None, top_p=None, top_k=None)
-    out = []
-    starts = range(0, len(texts), batch_size)
+    ids = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
+    order = list(range(len(ids)))
+    if len(ids) > batch_size: order.sort(key=lambda i: len(ids[i]))  # similar lengths in a batch: little padding
+    out, S = [None] * len(ids), GEN_STATS
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
     with generation_mode(model), torch.inference_mode(), torch.random.fork_rng(devices=[]):
         if seed is not None: torch.manual_seed(seed)
-        for i in tqdm(starts, desc="generate", disable=not progress, mininterval=1):
-            enc = tokenizer(texts[i:i + batch_size], return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
-            gen = model.generate(**enc, **kw)
-            out += tokenizer.batch_decode(gen[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
-    return [o.strip() for o in out]
+        for i in tqdm(range(0, len(ids), batch_size), desc="generate", disable=not progress, mininterval=1):
+            idx = order[i:i + batch_size]
+            rows = [ids[j] for j in idx]
+            T = max(map(len, rows))
+            enc = {"input_ids": torch.tensor([[pad] * (T - len(r)) + r for r in rows], device=model.device),
+                   "attention_mask": torch.tensor([[0] * (T - len(r)) + [1] * len(r) for r in rows], device=model.device)}
+            t0 = time.perf_counter()
+            cache, ntok = _prefilled_cache(model, rows, max_new_tokens + 1) if share_prefix else (None, 0)
+            t1 = time.perf_counter()
+            extra = {} if cache is None else {"past_key_values": cache}
+            if stop_at_json: extra["stopping_criteria"] = [json_stop(tokenizer, T)]
+            gen = model.generate(**enc, **kw, **extra)
+            t2 = time.perf_counter()
+            new = gen[:, T:]
+            replies = tokenizer.batch_decode(new, skip_special_tokens=True)
+            S["calls"] += 1; S["rows"] += len(rows); S["prompt_tokens"] += sum(map(len, rows)); S["padded_tokens"] += T * len(rows)
+            S["prefill_tokens"] += ntok if cache is not None else T * len(rows)
+            S["new_tokens"] += sum(len(tokenizer(r, add_special_tokens=False)["input_ids"]) for r in replies)
+            S["decode_steps"] += new.shape[1]; S["prefill_s"] += t1 - t0; S["decode_s"] += t2 - t1
+            for j, r in zip(idx, replies): out[j] = r.strip()
+    return out
