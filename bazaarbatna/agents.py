@@ -243,10 +243,12 @@ class LLMPolicy:
                  name: str | None = None,
                  batch_size: int = 16,
                  device: str | None = None,
-                 compact: bool = False):           # compact prompts (`build_messages(compact=True)`)
+                 compact: bool = False,            # compact prompts (`build_messages(compact=True)`)
+                 stop_at_json: bool = True):       # end a reply at its first complete JSON object (same parsed action)
         get_arena(arena)  # fail early on an unknown arena
         self.arena, self.temperature, self.max_new_tokens, self.seed = arena, temperature, max_new_tokens, seed
         self.guard, self.batch_size, self.device, self.compact = guard, batch_size, device, compact
+        self.stop_at_json = stop_at_json
         self._model, self._tok = (model, tokenizer) if tokenizer is not None else (None, None)
         self.model_name = model if isinstance(model, str) else type(model).__name__
         self.name = name or (f"llm:{model}" if isinstance(model, str) else "llm")
@@ -274,7 +276,8 @@ class LLMPolicy:
         seed = None if self.seed is None else self.seed * 1_000_003 + self._calls
         self._calls += 1
         replies = chat_generate(self.model, self.tokenizer, convs, max_new_tokens=self.max_new_tokens,
-                                temperature=self.temperature, seed=seed, batch_size=self.batch_size)
+                                temperature=self.temperature, seed=seed, batch_size=self.batch_size,
+                                stop_at_json=self.stop_at_json)
         self.last_replies = replies
         out = []
         for o, r in zip(observations, replies):

@@ -222,25 +222,32 @@ def bench_rollout(arena: str = "bazaar", model: str = "embedded", task: str | No
     from bazaarbatna.arenas import get_arena
     from bazaarbatna.agents import LLMPolicy, rollout_batch
     from bazaarbatna.evaluate import EVAL_SEEDS
+    from bazaarbatna.models import GEN_STATS, reset_gen_stats
     if threads:
         import torch; torch.set_num_threads(threads)
     task = task or next(iter(get_arena(arena).TASKS))
     pol = LLMPolicy(arena, model=model, temperature=0.0, max_new_tokens=max_new_tokens, batch_size=max(n_batched, 1), compact=compact)
     pol.model  # load outside the timing
     seeds = list(EVAL_SEEDS[:n_batched])
-    t = time.perf_counter(); seq = []
+    reset_gen_stats(); t = time.perf_counter(); seq = []
     for s in seeds[:n_sequential]: seq += rollout_batch(arena, task, [s], pol, progress=False, keep_transcripts=False)
-    t_seq = time.perf_counter() - t
-    t = time.perf_counter(); bat = rollout_batch(arena, task, seeds, pol, progress=False, keep_transcripts=False)
-    t_bat = time.perf_counter() - t
-    def row(recs, secs):
+    t_seq = time.perf_counter() - t; g_seq = dict(GEN_STATS)
+    reset_gen_stats(); t = time.perf_counter(); bat = rollout_batch(arena, task, seeds, pol, progress=False, keep_transcripts=False)
+    t_bat = time.perf_counter() - t; g_bat = dict(GEN_STATS)
+    def row(recs, secs, g):
         n = sum(r["n_actions"] for r in recs)
         return {"episodes": len(recs), "steps": n, "seconds": round(secs, 2), "episodes_per_s": round(len(recs) / secs, 4),
-                "steps_per_s": round(n / secs, 3)}
-    sq, bt = row(seq, t_seq), row(bat, t_bat)
+                "steps_per_s": round(n / secs, 3),
+                # where the time went: prompt prefill, decoding, the rest (envs, prompts, tokenizing)
+                "prefill_s": round(g["prefill_s"], 2), "decode_s": round(g["decode_s"], 2),
+                "other_s": round(secs - g["prefill_s"] - g["decode_s"], 2),
+                "generate_calls": g["calls"], "replies_per_call": round(g["rows"] / max(1, g["calls"]), 2),
+                "prompt_tokens": g["prompt_tokens"], "prefill_tokens": g["prefill_tokens"],  # prefill_tokens: after sharing
+                "padded_tokens": g["padded_tokens"], "reply_tokens": g["new_tokens"], "decode_steps": g["decode_steps"]}
+    sq, bt = row(seq, t_seq, g_seq), row(bat, t_bat, g_bat)
     import torch
     return {"arena": arena, "task": task, "model": model, "max_new_tokens": max_new_tokens, "compact": compact,
-            "torch_threads": torch.get_num_threads(), "sequential": sq, "batched": bt,
+            "stop_at_json": pol.stop_at_json, "torch_threads": torch.get_num_threads(), "sequential": sq, "batched": bt,
             "speedup": round(bt["episodes_per_s"] / sq["episodes_per_s"], 2),
             "speedup_steps": round(bt["steps_per_s"] / sq["steps_per_s"], 2), "target": 5.0}
 
