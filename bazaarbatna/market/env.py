@@ -11,7 +11,7 @@ from dataclasses import dataclass, asdict, field
 from ..core import (make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash)
 from .world import *
-from .world import World, Block, Lab, Job, Offer, Coalition
+from .world import World, Block, Lab, Job, Offer, Coalition, _trunc
 from .opponents import (act as opponent_act, respond, consent, on_join, pitch, SELL_MARGIN, BUY_FACTOR,
                                           JOIN_BASE, COALITION_RATE, REFUSAL_COOLDOWN)
 from .judge import RuleJudge
@@ -125,7 +125,7 @@ assert _LID[EXCHANGE] == "exchange"
 def _job_view(j: Job) -> dict:
     return {"id": j.id, "gpu_hours": j.gpu_hours, "done_hours": j.done_hours, "value": j.value, "deadline": j.deadline,
             "urgency": j.urgency, "min_reliability": j.min_reliability, "partial_credit": j.partial_credit,
-            "status": j.status, "credited": int(j.credited * 100 + .5) / 100}
+            "status": j.status, "credited": _trunc(j.credited * 100 + .5) / 100}
 
 class _Views:
     "Cache of views by id, each with the fields that can change as its key (views are shared: read-only)."
@@ -141,7 +141,7 @@ def _block_view(w: World, b: Block) -> dict:
     ex = b.owner == EXCHANGE
     return {"id": b.id, "gpus": b.gpus, "hours_left": b.hours_left, "reliability": b.reliability,
             "energy_cost": b.energy_cost, "owner": _LID[b.owner],
-            "price": int(b.base_price * w.price_pressure * 100 + .5) / 100 if ex else None, "pool": b.pool or None}   # price: w.price(b)
+            "price": _trunc(b.base_price * w.price_pressure * 100 + .5) / 100 if ex else None, "pool": b.pool or None}   # price: w.price(b)
 
 def _cached_offer(cache: dict, o: Offer) -> dict:
     key = (o.status, o.payment, o.pitch_score, o.coalition)
@@ -211,8 +211,8 @@ def observe(w: World, lab: int, task: str = "", views: _Views | None = None, ext
     x = L.budget                      # `_r2`, inline
     obs = _OBS.copy()                 # the keys in order, from a template: a display of 18 keys grows its dict key by key
     obs["task"] = task; obs["round"] = w.round; obs["max_rounds"] = w.max_rounds; obs["lab"] = _LID[lab]; obs["name"] = L.name
-    obs["budget"] = int(x * 100 + .5) / 100 if x >= 0 else -int(.5 - x * 100) / 100
-    obs["escrow"] = int(esc * 100 + .5) / 100 if esc else 0.; obs["reputation"] = L.reputation
+    obs["budget"] = _trunc(x * 100 + .5) / 100 if x >= 0 else -_trunc(.5 - x * 100) / 100
+    obs["escrow"] = _trunc(esc * 100 + .5) / 100 if esc else 0.; obs["reputation"] = L.reputation
     obs["jobs"] = jobs; obs["blocks"] = blocks; obs["labs"] = hit[1]; obs["offers"] = inbox; obs["my_offers"] = mine
     obs["coalitions"] = coal; obs["market"] = mk[1]; obs["shocks"] = mk[2]; obs["events"] = w.events[-6:]
     if extra: obs.update(extra)
@@ -254,9 +254,9 @@ def _err(field, msg): return ActionError("invalid_now", field, msg)
 
 def _r2(x):
     "`round(x, 2)` (half away from zero) without `round`'s string round trip."
-    return int(x * 100 + .5) / 100 if x >= 0 else -int(.5 - x * 100) / 100
+    return _trunc(x * 100 + .5) / 100 if x >= 0 else -_trunc(.5 - x * 100) / 100
 
-def _r6(x): return int(x * 1e6 + .5) / 1e6 if x >= 0 else -int(.5 - x * 1e6) / 1e6
+def _r6(x): return _trunc(x * 1e6 + .5) / 1e6 if x >= 0 else -_trunc(.5 - x * 1e6) / 1e6
 
 class _Transcript(Transcript):
     "A `Transcript` that records turns as tuples (`_raw`) and makes their `Turn`s when `turns` is read: a step only appends a tuple."
@@ -710,7 +710,7 @@ class MarketEnv:
             if i not in driven:
                 g = w.labs[i].goodwill
                 for d in driven:
-                    if g[d]: g[d] = int(g[d] * 8000 + .5) / 10000   # round(g * .8, 4); goodwill >= 0
+                    if g[d]: g[d] = _trunc(g[d] * 8000 + .5) / 10000   # round(g * .8, 4); goodwill >= 0
         w.round = r + 1
         live = []
         for o in w.live:

@@ -7,7 +7,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_opponents.html.md"""
 # %% ../../nbs/21_market_opponents.ipynb #7725299a
 from __future__ import annotations
 from .world import *
-from .world import World, Block, Lab, Offer, Coalition
+from .world import World, Block, Lab, Offer, Coalition, _trunc
 from ..core import make_rng
 
 # %% auto #0
@@ -57,7 +57,7 @@ def sell_floor(w: World, lab: int, buyer: int, b: Block,
     basis = x if x > v else v         # max(v, x): conditionals, not the slow min/max calls
     rep = 1 + .3 * (.6 - w.labs[buyer].reputation)
     lo, x = v * 1.02 + .01, basis * SELL_MARGIN[L.archetype] * (1 + .4 * (.5 - L.trust[buyer]) - .1 * L.goodwill[buyer]) * rep   # `_adj`, inline
-    return int((x if x > lo else lo) * 100 + .5) / 100   # rounded to cents
+    return _trunc((x if x > lo else lo) * 100 + .5) / 100   # rounded to cents
 
 def buy_cap(w: World, lab: int, seller: int, b: Block,
             v: float | None = None,  # `worth(w, lab, b)` when already known
@@ -70,7 +70,7 @@ def buy_cap(w: World, lab: int, seller: int, b: Block,
     x = v * .95                       # max(0., min(v * .95, offer, budget - 1))
     if offer < x: x = offer
     if L.budget - 1 < x: x = L.budget - 1
-    return int(x * 100 + .5) / 100 if x > 0. else 0.
+    return _trunc(x * 100 + .5) / 100 if x > 0. else 0.
 
 # %% ../../nbs/21_market_opponents.ipynb #ef12b906
 _SAY = {
@@ -214,7 +214,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                     c = w.coalitions.get(b.pool)
                     if c is None or c.settled or lab not in c.members: continue
                 h = b.hours_left if b.hours_left < jn else jn
-                if L.budget >= int(h * b.energy_cost * em * 10000 + .5) / 10000:   # `energy_bill`
+                if L.budget >= _trunc(h * b.energy_cost * em * 10000 + .5) / 10000:   # `energy_bill`
                     h = allocate(w, lab, b, j)
                     if b.owner == lab: have -= h
                     break
@@ -232,7 +232,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
         fit, fv = None, 0.            # the exchange block with the most worth over its price
         for b in exch:
             if b.hours_left > 0:
-                p = int(b.base_price * pp * 100 + .5) / 100   # w.price(b)
+                p = _trunc(b.base_price * pp * 100 + .5) / 100   # w.price(b)
                 if p <= room:
                     v = _worth(oj, b, em)
                     if v > p * 1.05 and (fit is None or v - p > fv): fit, fv = (b, p), v - p
@@ -275,7 +275,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
         if b.owner == lab and not b.pool and b.hours_left > 0 and (not oj or _worth(oj, b, em) <= 0): spare.append(b)
     if spare:
         b = spare[_below(rng, len(spare))]
-        p = int(max(1., sell_floor(w, lab, to, b, 0.)) * 110 + .5) / 100
+        p = _trunc(max(1., sell_floor(w, lab, to, b, 0.)) * 110 + .5) / 100
         offers.append(Offer(w.new_id("O"), lab, to, "sell", b.id, p, r, r + 2,
                             pitch(L.archetype, b, p)))
         L.last_offer_round = r

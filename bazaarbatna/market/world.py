@@ -148,7 +148,7 @@ class World:
 
     def price(self, b: Block) -> float:
         "Current exchange price of `b`."
-        return int(b.base_price * self.price_pressure * 100 + .5) / 100   # = round(…, 2) for x >= 0, without round's string round trip
+        return _trunc(b.base_price * self.price_pressure * 100 + .5) / 100   # = round(…, 2) for x >= 0, without round's string round trip
 
     def money_in_play(self) -> float:
         "Budgets + ledger accounts + coalition pools."
@@ -197,10 +197,12 @@ def market_rng(seed,       # the episode seed (an int; anything else goes throug
     r.gauss_next = None
     return r
 
+_trunc = float.__trunc__   # = int(x) for a float x (what `int` calls), without the type call: a third of its cost
+
 def _shuffle(rnd, x: list) -> list:
     "Shuffle `x` in place (Fisher–Yates over `random()` draws) and return it."
     for i in range(len(x) - 1, 0, -1):
-        k = int(rnd() * (i + 1))
+        k = _trunc(rnd() * (i + 1))
         x[i], x[k] = x[k], x[i]
     return x
 
@@ -208,23 +210,31 @@ def _sample(rnd, seq, n: int) -> list:
     "`n` distinct items of `seq` in random order (a partial Fisher–Yates over `random()` draws)."
     x, m = list(seq), len(seq)
     for i in range(n):
-        k = i + int(rnd() * (m - i))
+        k = i + _trunc(rnd() * (m - i))
         x[i], x[k] = x[k], x[i]
     return x[:n]
 
 def _pick(rnd, seq):
     "`seq[k]` for a uniform k from one `random()` draw (cheaper than `rng.choice`)."
-    return seq[int(rnd() * len(seq))]
+    return seq[_trunc(rnd() * len(seq))]
 
 _BID = tuple(f"B{k}" for k in range(64))   # block and job ids of a generated world, made once
 _JID = tuple(tuple(f"J{i}{k}" for k in range(8)) for i in range(len(LAB_NAMES)))
+# Constant tables of the values a draw picks: `_REL[int(u * 38)]` is the `(62 + int(u * 38)) / 100` it replaces, bit
+# for bit (the same expression, evaluated once at import); `_SHAPE[g * 3 + d]` holds the gpus, duration and capacity
+# of `(_GPUS[g], _DURS[d])` and the list price `int(c * BASE_PRICE * (55 + 60 * rel) + .5) / 100` for every `rel`
+_REL = tuple((62 + i) / 100 for i in range(38))            # 0.62 … 0.99
+_ENERGY = tuple((50 + i) / 1000 for i in range(151))       # 0.050 … 0.200
+_URGENCY = tuple(i / 100 for i in range(71))               # calm labs' jobs: 0.00 … 0.70
+_URGENCY_PANIC = tuple((70 + i) / 100 for i in range(31))  # deadline-panicked labs' jobs: 0.70 … 1.00
+_REPUTATION = tuple((55 + i) / 100 for i in range(26))     # 0.55 … 0.80
+_SHAPE = tuple((g, d, g * d, tuple(int(g * d * BASE_PRICE * (55 + 60 * r) + .5) / 100 for r in _REL)) for g in _GPUS for d in _DURS)
 
 def _block(rng, bid, owner):
     rnd = rng.random
-    gpus, dur = _pick(rnd, _GPUS), _pick(rnd, _DURS)
-    rel = (62 + int(rnd() * 38)) / 100            # 0.62 … 0.99
-    price = int(gpus * dur * BASE_PRICE * (55 + 60 * rel) + .5) / 100
-    return Block(bid, gpus, dur, rel, (50 + int(rnd() * 151)) / 1000, owner, price, gpus * dur)
+    g, d, c, prices = _SHAPE[_trunc(rnd() * 5) * 3 + _trunc(rnd() * 3)]
+    k = _trunc(rnd() * 38)
+    return Block(bid, g, d, _REL[k], _ENERGY[_trunc(rnd() * 151)], owner, prices[k], c)
 
 def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, supply_ratio, exchange_share, budget_frac, n_shocks, archetypes
                    seed: int,  # the episode seed
@@ -232,9 +242,12 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
                   ) -> World:
     "A fresh, seeded world for `cfg`."
     rng = rng or market_rng(seed, cfg.name)
-    rnd = rng.random
+    rnd, t = rng.random, _trunc
     n, R = cfg.n_labs, cfg.max_rounds
-    pool = _shuffle(rnd, list(cfg.archetypes or ARCHETYPES))
+    pool = list(cfg.archetypes or ARCHETYPES)   # `_shuffle`, inline
+    for i in range(len(pool) - 1, 0, -1):
+        k = t(rnd() * (i + 1))
+        pool[i], pool[k] = pool[k], pool[i]
     arch = ["agent"]
     for k in range(n - 1): arch.append(pool[k % len(pool)])
     labs = []
@@ -243,36 +256,36 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
     need = value = money = 0
     dlo0, dlo1 = max(3, R // 3), max(2, R // 4)   # first deadline: calm, panicked
     span0, span1 = R - 1 - dlo0 + 1, max(dlo1, R // 2) - dlo1 + 1
-    # the draws of `_job` and `_block`, inlined in the same order (a reset is on the hot path); values lie on
-    # decimal grids drawn as integers (`(62 + int(u * 38)) / 100` is the double `round` would give, at a
-    # fraction of `round`'s cost)
+    # the draws of `_job` and `_block`, inlined in the same order (a reset is on the hot path); values on decimal
+    # grids come from the constant tables above (`_REL[int(u * 38)]` is the double `round` would give, at a fraction
+    # of `round`'s cost)
     for i in range(n):
         jobs, total = [], 0
         panicked = arch[i] == "deadline_panicked"
-        dlo, span = (dlo1, span1) if panicked else (dlo0, span0)
+        dlo, span, urg, nu = (dlo1, span1, _URGENCY_PANIC, 31) if panicked else (dlo0, span0, _URGENCY, 71)
         jid = _JID[i]
-        for k in range(lo + int(rnd() * (hi - lo + 1))):
-            hours = _HOURS[int(rnd() * 5)]
-            urgency = (70 + int(rnd() * 31) if panicked else int(rnd() * 71)) / 100
-            deadline = dlo + int(rnd() * span)
-            value = int(hours * (19 + 11 * rnd()) + .5) / 10
-            jobs.append(Job(jid[k] if k < 8 else f"J{i}{k}", i, hours, value, deadline, urgency, _MIN_REL[int(rnd() * 5)], _PARTIAL[int(rnd() * 3)]))
+        for k in range(lo + t(rnd() * (hi - lo + 1))):
+            hours = _HOURS[t(rnd() * 5)]
+            urgency = urg[t(rnd() * nu)]
+            deadline = dlo + t(rnd() * span)
+            value = t(hours * (19 + 11 * rnd()) + .5) / 10
+            jobs.append(Job(jid[k] if k < 8 else f"J{i}{k}", i, hours, value, deadline, urgency, _MIN_REL[t(rnd() * 5)], _PARTIAL[t(rnd() * 3)]))
             total += value; need += hours
-        budget = int(total * frac * (80 + 40 * rnd()) + .5) / 100
+        budget = t(total * frac * (80 + 40 * rnd()) + .5) / 100
         money += budget
-        labs.append(Lab(i, LAB_NAMES[i], arch[i], budget, (55 + int(rnd() * 26)) / 100, jobs,
+        labs.append(Lab(i, LAB_NAMES[i], arch[i], budget, _REPUTATION[t(rnd() * 26)], jobs,
                         [.5] * n, [0] * n, [0.] * n, [-99] * n))
     blocks, cap, k = {}, 0, 0
     share, target = cfg.exchange_share, cfg.supply_ratio * need
     while cap < target:
-        owner = EXCHANGE if rnd() < share else int(rnd() * n)
-        gpus = _GPUS[int(rnd() * 5)]; dur = _DURS[int(rnd() * 3)]
-        rel = (62 + int(rnd() * 38)) / 100
-        c = gpus * dur
+        owner = EXCHANGE if rnd() < share else t(rnd() * n)
+        g, d, c, prices = _SHAPE[t(rnd() * 5) * 3 + t(rnd() * 3)]
+        r = t(rnd() * 38)
         bid = _BID[k] if k < 64 else f"B{k}"; k += 1
-        blocks[bid] = Block(bid, gpus, dur, rel, (50 + int(rnd() * 151)) / 1000, owner, int(c * BASE_PRICE * (55 + 60 * rel) + .5) / 100, c)
+        blocks[bid] = Block(bid, g, d, _REL[r], _ENERGY[t(rnd() * 151)], owner, prices[r], c)
         cap += c
-    w = World(labs, blocks, R, plan_shocks(cfg, seed, rng))
+    w = World(labs, blocks, R, plan_shocks(cfg, seed, rng), accounts={"exchange": 0.0, "energy": 0.0, "shock": 0.0},
+              offers={}, live=[], sent={}, coalitions={}, shocks=[], events=[])   # no default factory calls
     w.money_total = money + 0.0    # = w.money_in_play() at the start: budgets only
     w.hours_total = cap            # = w.hours_in_play() at the start: every block's hours
     w.next_id = 100
@@ -285,10 +298,17 @@ def plan_shocks(cfg, seed: int, rng=None) -> list:
     if n > len(SHOCK_KINDS): n = len(SHOCK_KINDS)
     if n > cfg.max_rounds - 3: n = cfg.max_rounds - 3
     if n <= 0: return []
-    rnd = (rng or make_rng(seed, "shocks", cfg.name)).random
-    kinds = _sample(rnd, SHOCK_KINDS, n)
-    rounds = sorted(_sample(rnd, range(2, cfg.max_rounds - 1), n))
-    return list(zip(rounds, kinds))
+    rnd, t = (rng or make_rng(seed, "shocks", cfg.name)).random, _trunc
+    kinds, m = list(SHOCK_KINDS), len(SHOCK_KINDS)   # two `_sample`s, inline
+    for i in range(n):
+        k = i + t(rnd() * (m - i))
+        kinds[i], kinds[k] = kinds[k], kinds[i]
+    rounds = list(range(2, cfg.max_rounds - 1)); m = len(rounds)
+    for i in range(n):
+        k = i + t(rnd() * (m - i))
+        rounds[i], rounds[k] = rounds[k], rounds[i]
+    if n == 1: return [(rounds[0], kinds[0])]
+    return list(zip(sorted(rounds[:n]), kinds))
 
 def apply_shock(w: World, kind: str, rng) -> dict:
     "Apply shock `kind` to `w`; return its public record."
@@ -337,7 +357,7 @@ def apply_shock(w: World, kind: str, rng) -> dict:
 # %% ../../nbs/20_market_world.ipynb #85ba78cb
 def energy_bill(w: World, b: Block, hours: int) -> float:
     "Energy cost of running `hours` of `b` now."
-    return int(hours * b.energy_cost * w.energy_mult * 10000 + .5) / 10000   # rounded to 4 places (x >= 0)
+    return _trunc(hours * b.energy_cost * w.energy_mult * 10000 + .5) / 10000   # rounded to 4 places (x >= 0)
 
 def usable(w: World, lab: int, b: Block, job: Job) -> bool:
     "Can `lab` run `job` on `b` (owned or pooled with it, reliable enough, hours left)?"
@@ -354,7 +374,7 @@ def allocate(w: World, lab: int, b: Block, job: Job, hours: int | None = None) -
     if hours is not None and hours < h: h = hours
     if need < h: h = need
     if h <= 0: return 0
-    cost = int(h * b.energy_cost * w.energy_mult * 10000 + .5) / 10000   # energy_bill, and the transfer, inline
+    cost = _trunc(h * b.energy_cost * w.energy_mult * 10000 + .5) / 10000   # energy_bill, and the transfer, inline
     if cost > 0:
         w.labs[lab].budget -= cost; w.accounts["energy"] += cost
     b.hours_left -= h
@@ -365,7 +385,7 @@ def allocate(w: World, lab: int, b: Block, job: Job, hours: int | None = None) -
         c.usage[key] = c.usage.get(key, 0) + h
     if job.done_hours >= job.gpu_hours:
         job.status = "done"
-        job.credited = int(job.value * (1 - URGENCY_DECAY * job.urgency * w.round / w.max_rounds) * 10000 + .5) / 10000
+        job.credited = _trunc(job.value * (1 - URGENCY_DECAY * job.urgency * w.round / w.max_rounds) * 10000 + .5) / 10000
     return h
 
 def trade(w: World, seller: int, buyer: int, b: Block, payment: float):
@@ -383,7 +403,7 @@ def expire_jobs(w: World, final: bool = False) -> list:
             if j.status == "open":
                 if final or r > j.deadline:
                     j.status = "expired"
-                    j.credited = int(j.value * j.partial_credit * j.done_hours / j.gpu_hours * 10000 + .5) / 10000
+                    j.credited = _trunc(j.value * j.partial_credit * j.done_hours / j.gpu_hours * 10000 + .5) / 10000
                     out.append(j)
                 elif j.deadline < nxt: nxt = j.deadline
     w.expiry = nxt      # jobs only leave the open set, so nothing expires while round <= nxt
