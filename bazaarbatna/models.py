@@ -200,18 +200,19 @@ def _prefilled_cache(model, rows: list,  # token id lists, one per prompt
                     ):
     """(cache, tokens prefilled): the KV cache of every row but its last token, left-padded to the longest row.
     The common prefix of the rows is run once, then each row's remainder alone; (None, 0) if the model's cache is not plain."""
-    import torch
+    import inspect, torch
     from transformers.cache_utils import DynamicCache
     n, p, dev = min(map(len, rows)) - 1, 0, model.device
+    kw = {"logits_to_keep": 1} if "logits_to_keep" in inspect.signature(model.forward).parameters else {}  # no vocab-wide logits per prompt token
     while p < n and all(r[p] == rows[0][p] for r in rows): p += 1
-    base = model(input_ids=torch.tensor([rows[0][:p]], device=dev), use_cache=True).past_key_values if p else None
+    base = model(input_ids=torch.tensor([rows[0][:p]], device=dev), use_cache=True, **kw).past_key_values if p else None
     if base is not None and not _plain(base): return None, 0
     T, bufs, tokens = max(map(len, rows)) - 1, None, p
     for b, r in enumerate(rows):
         cache = DynamicCache(ddp_cache_data=[(l.keys, l.values) for l in base.layers]) if base is not None else DynamicCache()
         rest = r[p:len(r) - 1]
         if rest:
-            cache = model(input_ids=torch.tensor([rest], device=dev), past_key_values=cache, use_cache=True).past_key_values
+            cache = model(input_ids=torch.tensor([rest], device=dev), past_key_values=cache, use_cache=True, **kw).past_key_values
             tokens += len(rest)
         if not _plain(cache) or not cache.layers: return None, 0
         if bufs is None:
