@@ -11,7 +11,7 @@ from dataclasses import dataclass, asdict, field
 from ..core import (make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash)
 from .world import *
-from .world import World, Block, Lab, Job, Offer, Coalition, _trunc
+from .world import World, Block, Lab, Job, Offer, Coalition, _trunc, _alive
 from .opponents import (act as opponent_act, respond, consent, on_join, pitch, SELL_MARGIN, BUY_FACTOR,
                                           JOIN_BASE, COALITION_RATE, REFUSAL_COOLDOWN)
 from .judge import RuleJudge
@@ -143,49 +143,46 @@ def _block_view(w: World, b: Block) -> dict:
             "energy_cost": b.energy_cost, "owner": _LID[b.owner],
             "price": _trunc(b.base_price * w.price_pressure * 100 + .5) / 100 if ex else None, "pool": b.pool or None}   # price: w.price(b)
 
-def _cached_offer(cache: dict, o: Offer) -> dict:
-    key = (o.status, o.payment, o.pitch_score, o.coalition)
-    hit = cache.get(o.id)
-    if hit is None or hit[0] != key: hit = cache[o.id] = (key, _offer_view(o))
-    return hit[1]
-
 def observe(w: World, lab: int, task: str = "", views: _Views | None = None, extra: dict | None = None) -> dict:
     "The observation of lab `lab`: its private state and the public market."
-    cache = (views or _Views()).cache
-    get = cache.get
+    obs = _observe(w, lab, task, views, _OBS)
+    if extra: obs.update(extra)
+    return obs
+
+def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict) -> dict:
+    # Views of blocks, jobs and offers live on the objects (`view`): whatever changes one sets it to None, and
+    # the next observation rebuilds it; a shock drops them all. Views are shared between observations: read-only.
     L = w.labs[lab]
     inbox, mine = [], []
     for o in w.live:
         if o.to == lab and o.status == "pending":
-            key = (o.status, o.payment, o.pitch_score, o.coalition)   # `_cached_offer`, inline
-            hit = get(o.id)
-            if hit is None or hit[0] != key: hit = cache[o.id] = (key, _offer_view(o))
-            inbox.append(hit[1])
+            v = o.view
+            if v is None: v = o.view = _offer_view(o)
+            inbox.append(v)
     sent = w.sent.get(lab)
     if sent:
         for o in (sent[-5:] if len(sent) > 5 else sent):
-            key = (o.status, o.payment, o.pitch_score, o.coalition)
-            hit = get(o.id)
-            if hit is None or hit[0] != key: hit = cache[o.id] = (key, _offer_view(o))
-            mine.append(hit[1])
+            v = o.view
+            if v is None: v = o.view = _offer_view(o)
+            mine.append(v)
     jobs = []
     for j in L.jobs:
-        key = (j.done_hours, j.status, j.urgency, j.credited)
-        hit = get(j.id)
-        if hit is None or hit[0] != key: hit = cache[j.id] = (key, _job_view(j))
-        jobs.append(hit[1])
+        v = j.view
+        if v is None: v = j.view = _job_view(j)
+        jobs.append(v)
     pp = w.price_pressure
-    blocks, pooled = [], None
-    for b in w.blocks.values():
+    blocks, pooled, dead = [], None, False
+    for b in (w.alive if w.alive_n == len(w.blocks) else _alive(w)):
         if b.hours_left > 0:
-            o = b.owner
-            key = (b.hours_left, o, b.reliability, b.pool, pp if o == EXCHANGE else 0.)   # base_price never changes
-            hit = get(b.id)
-            if hit is None or hit[0] != key: hit = cache[b.id] = (key, _block_view(w, b))
-            blocks.append(hit[1])
+            v = b.view
+            if v is None: v = b.view = _block_view(w, b)
+            blocks.append(v)
             if b.pool:
                 if pooled is None: pooled = {}
                 pooled.setdefault(b.pool, []).append(b.id)
+        else: dead = True
+    if dead: w.alive = [b for b in w.alive if b.hours_left > 0]   # a block's hours never come back
+    cache = (views or _Views()).cache   # coalitions, other labs and the market, by what can change in them
     esc = 0.
     coal = []
     if w.coalitions:
@@ -200,27 +197,26 @@ def observe(w: World, lab: int, task: str = "", views: _Views | None = None, ext
                     hit = cache[(c.id, lab)] = (key, {"id": c.id, "members": [f"L{k}" for k in c.members], "rate": c.rate,
                                                       "my_escrow": round(m, 2), "pooled": pl or []})
                 coal.append(hit[1])
-    key = w.rep_version
-    hit = get(lab)
-    if hit is None or hit[0] != key:
-        hit = cache[lab] = (key, [{"id": f"L{k.idx}", "name": k.name, "reputation": k.reputation} for k in w.labs if k.idx != lab])
-    key = (pp, w.energy_mult, len(w.shocks))
-    mk = get("market")
-    if mk is None or mk[0] != key:
-        mk = cache["market"] = (key, {"price_pressure": pp, "energy_price": w.energy_mult}, list(w.shocks))
+    hit = cache.get(lab)
+    if hit is None or hit[0] != w.rep_version:
+        hit = cache[lab] = (w.rep_version, [{"id": f"L{k.idx}", "name": k.name, "reputation": k.reputation} for k in w.labs if k.idx != lab])
+    em, ns = w.energy_mult, len(w.shocks)
+    mk = cache.get("market")
+    if mk is None or mk[0] != pp or mk[1] != em or mk[2] != ns:
+        mk = cache["market"] = (pp, em, ns, {"price_pressure": pp, "energy_price": em}, list(w.shocks))
     x = L.budget                      # `_r2`, inline
-    obs = _OBS.copy()                 # the keys in order, from a template: a display of 18 keys grows its dict key by key
+    obs = template.copy()             # the keys in order, from a template: a display of 18 keys grows its dict key by key
     obs["task"] = task; obs["round"] = w.round; obs["max_rounds"] = w.max_rounds; obs["lab"] = _LID[lab]; obs["name"] = L.name
     obs["budget"] = _trunc(x * 100 + .5) / 100 if x >= 0 else -_trunc(.5 - x * 100) / 100
     obs["escrow"] = _trunc(esc * 100 + .5) / 100 if esc else 0.; obs["reputation"] = L.reputation
     obs["jobs"] = jobs; obs["blocks"] = blocks; obs["labs"] = hit[1]; obs["offers"] = inbox; obs["my_offers"] = mine
-    obs["coalitions"] = coal; obs["market"] = mk[1]; obs["shocks"] = mk[2]; obs["events"] = w.events[-6:]
-    if extra: obs.update(extra)
+    obs["coalitions"] = coal; obs["market"] = mk[3]; obs["shocks"] = mk[4]; obs["events"] = w.events[-6:]
     return obs
 
 _OBS = dict.fromkeys(("arena", "task", "round", "max_rounds", "lab", "name", "budget", "escrow", "reputation", "jobs", "blocks",
                       "labs", "offers", "my_offers", "coalitions", "market", "shocks", "events"))   # `observe`'s keys, in order
 _OBS["arena"] = "market"
+_OBS_ENV = dict(_OBS, invalid_actions=0, last_error=None)   # `MarketEnv.observe`'s: two more at the end
 
 # %% ../../nbs/23_market_env.ipynb #fef7879b
 def render_observation(obs: dict) -> str:
@@ -257,6 +253,40 @@ def _r2(x):
     return _trunc(x * 100 + .5) / 100 if x >= 0 else -_trunc(.5 - x * 100) / 100
 
 def _r6(x): return _trunc(x * 1e6 + .5) / 1e6 if x >= 0 else -_trunc(.5 - x * 1e6) / 1e6
+
+def _fast_fields(fields) -> tuple | None:
+    "(name, is_string, required, lo, hi, max_len) per field for `_parse`'s fast path, or None if one needs the full check."
+    out = []
+    for f in fields:
+        if f.kind == "string": out.append((f.name, True, f.required, None, None, f.max_len))
+        elif f.kind == "number" or f.kind == "integer":   # an integer field takes ints only here (a float goes the long way)
+            if f.lo is None or f.hi is None: return None
+            out.append((f.name, False, f.required, f.lo, f.hi, f.kind == "integer"))
+        else: return None
+    return tuple(out)
+
+_FAST = {name: _fast_fields((*fields, *ACTION_SCHEMA.common)) for name, fields in ACTION_SCHEMA.actions.items()}
+
+def _parse(raw):
+    "`ACTION_SCHEMA.parse(raw)`: a plain dict whose fields all pass is checked here, at a fraction of the cost; anything else (text, a bad field) goes to `parse`, which gives the same result or error."
+    if type(raw) is dict:
+        name = raw.get("action")
+        spec = _FAST.get(name) if type(name) is str else None
+        if spec is not None:
+            out = {"action": name}
+            for k, string, req, lo, hi, ml in spec:
+                v = raw.get(k)
+                if v is None:
+                    if req: break
+                    continue
+                if string:
+                    if type(v) is not str or (ml is not None and len(v) > ml): break
+                else:
+                    t = type(v)        # bool, NaN, inf and out-of-range values fail here
+                    if not (t is int or (t is float and not ml)) or not (lo <= v <= hi): break
+                out[k] = v
+            else: return out
+    return ACTION_SCHEMA.parse(raw)
 
 class _Transcript(Transcript):
     "A `Transcript` that records turns as tuples (`_raw`) and makes their `Turn`s when `turns` is read: a step only appends a tuple."
@@ -308,7 +338,7 @@ class MarketEnv:
 
     def observe(self, lab: int = 0) -> dict:
         "Observation of `lab` now."
-        obs = observe(self.w, lab, self.task.name, self.views)
+        obs = _observe(self.w, lab, self.task.name, self.views, _OBS_ENV)
         obs["invalid_actions"], obs["last_error"] = self.invalid[lab], self.last_error[lab]
         return obs
 
@@ -372,11 +402,12 @@ class MarketEnv:
         n = self.norm[lab]
         p1 = SHAPING * phi / n
         self.pre[lab] = (w1, c1, p1)
-        comp = {"money": _r6((w1 - w0) / n) if w1 != w0 else 0., "job_value": _r6((c1 - c0) / n) if c1 != c0 else 0.,
-                "progress_shaping": _r6(p1 - p0) if p1 != p0 else 0.}   # most steps move little: skip rounding 0
-        x = comp["money"] + comp["job_value"] + comp["progress_shaping"]
+        m = _r6((w1 - w0) / n) if w1 != w0 else 0.   # most steps move little: skip rounding 0
+        jv = _r6((c1 - c0) / n) if c1 != c0 else 0.
+        ps = _r6(p1 - p0) if p1 != p0 else 0.
+        self._raw = x = m + jv + ps   # = sum(comp.values()), before clipping
         x = x if x < 1. else 1.       # = max(-1., min(1., x)): min/max with keywords-capable signatures are slow calls
-        return comp, x if x > -1. else -1.
+        return {"money": m, "job_value": jv, "progress_shaping": ps}, x if x > -1. else -1.
 
     # ---- parsing helpers -------------------------------------------------------------------------
     def _lab(self, v: str, me: int, field="target") -> int:
@@ -423,15 +454,15 @@ class MarketEnv:
 
     def _goodwill(self, frm: int, to: int, s: float):
         g = self.w.labs[to].goodwill
-        if s > g[frm]: g[frm] = s
+        if s > g[frm]: g[frm] = s; self.w.goodwill_live = True
 
     # ---- trades ----------------------------------------------------------------------------------
     def _deliver(self, o: Offer, seller: int, buyer: int, b: Block):
         "Execute an agreed trade of offer `o`."
         trade(self.w, seller, buyer, b, o.payment)
-        o.status = "accepted"
+        o.status, o.view = "accepted", None
         for x in self.w.live:         # every pending offer is in `live`
-            if x.block == b.id and x.status == "pending": x.status = "expired"
+            if x.block == b.id and x.status == "pending": x.status, x.view = "expired", None
         for x, y in ((seller, buyer), (buyer, seller)):
             t = self.w.labs[x].trust
             t[y] = min(1., t[y] + .03)
@@ -458,7 +489,7 @@ class MarketEnv:
             ok, msg = consent(w, o.to, o.frm)
             self._say(o.to, "consent" if ok else "refuse", None, msg, offer=o.id)
             if ok: self._join(o, o.to)
-            else: o.status = "rejected"
+            else: o.status, o.view = "rejected", None
             return
         verdict, price, msg = respond(w, o.to, o, self.rng)
         if verdict == "accept":
@@ -467,16 +498,16 @@ class MarketEnv:
             else: self._deliver(o, seller, buyer, b)
         if verdict == "accept": pass
         elif verdict == "counter":
-            o.status = "countered"
+            o.status, o.view = "countered", None
             c = Offer(w.new_id("O"), o.to, o.frm, "sell" if o.kind == "buy" else "buy", o.block, price, w.round, w.round + 2, msg)
             w.add_offer(c)
-        else: o.status = "rejected"
+        else: o.status, o.view = "rejected", None
         self._say(o.to, verdict, price, msg, offer=o.id, **({"counter": c.id} if verdict == "counter" else {}))
 
     def _join(self, o: Offer, joiner: int):
         "Offer `o` (a coalition invite) accepted by `joiner`."
         w = self.w
-        o.status = "accepted"
+        o.status, o.view = "accepted", None
         c = w.coalitions.get(o.coalition) if o.coalition else None
         new = c is None or c.settled
         if new:
@@ -526,7 +557,7 @@ class MarketEnv:
 
     def _h_reject_offer(self, lab, a):
         o = self._offer(a["offer"], lab)
-        o.status = "rejected"
+        o.status, o.view = "rejected", None
         L = self.w.labs[o.frm]
         L.trust[lab] = max(0., L.trust[lab] - .03)
         if L.archetype == "retaliatory": L.grudge[lab] += 1
@@ -545,7 +576,7 @@ class MarketEnv:
         msg = a.get("message", "")
         s = self._judge(lab, msg, {"reliability": b.reliability}) if msg else 0.
         if s: self._goodwill(lab, o.frm, s)
-        o.status = "countered"
+        o.status, o.view = "countered", None
         c = Offer(w.new_id("O"), lab, o.frm, kind, o.block, _r2(p), w.round, w.round + 2, msg, s)
         self._say(lab, "counter_offer", c.payment, msg, offer=c.id, answers=o.id, **({"score": s} if msg else {}))
         self._propose(c)
@@ -562,7 +593,7 @@ class MarketEnv:
         s = self._judge(lab, a["message"], {"reliability": b.reliability} if b else None)
         won = s > o.pitch_score
         if won and o.premium > 0:
-            o.payment = _r2(o.payment - o.premium); o.premium = 0.
+            o.payment = _r2(o.payment - o.premium); o.premium = 0.; o.view = None
         if won: self._goodwill(lab, o.frm, s)
         self._say(lab, "counter_pitch", o.payment, a["message"], offer=o.id, score=s, versus=o.pitch_score, won=won)
 
@@ -578,7 +609,7 @@ class MarketEnv:
         else:
             if w.labs[lab].budget < p: raise _err("block", f"{b.id} costs {p:.2f}; your budget is {w.labs[lab].budget:.2f}")
             w.transfer(lab, "exchange", p)
-        b.owner, b.paid = lab, p
+        b.owner, b.paid, b.view = lab, p, None
         self._say(lab, "reserve_capacity", p, "", block=b.id, **({"coalition": a["coalition"]} if a.get("coalition") else {}))
 
     def _h_release_capacity(self, lab, a):
@@ -591,7 +622,7 @@ class MarketEnv:
             w.events.append(f"{w.labs[lab].name} withdrew {b.id} from {b.pool or 'its coalition'} (breach; paid {fine:.1f})")
         refund = _r2(REFUND_FRACTION * min(b.paid, w.price(b)) * b.hours_left / b.capacity)
         w.transfer("exchange", lab, refund)
-        b.owner, b.paid = EXCHANGE, 0.
+        b.owner, b.paid, b.view = EXCHANGE, 0., None
         self._say(lab, "release_capacity", refund, "", block=b.id, **({"breach_fine": fine} if fine else {}))
 
     def _h_form_coalition(self, lab, a):
@@ -624,7 +655,7 @@ class MarketEnv:
             if b.pool: raise _err("block", f"block {b.id} is already pooled in {b.pool}")
         p = a.get("payment", 0.)
         if p > w.labs[lab].budget: raise _err("payment", f"you cannot commit {p:.2f}; budget {w.labs[lab].budget:.2f}")
-        if b is not None: b.pool = c.id
+        if b is not None: b.pool, b.view = c.id, None
         if p:
             w.labs[lab].budget -= p
             c.money[lab] = c.money.get(lab, 0.) + p
@@ -666,7 +697,7 @@ class MarketEnv:
     def _apply(self, lab: int, raw) -> tuple:
         "Parse and carry out `raw` for `lab`: (action, None) or (None, ActionError) with the world untouched."
         try:
-            a = ACTION_SCHEMA.parse(raw)
+            a = _parse(raw)
             _HANDLERS[a["action"]](self, lab, a)
         except ActionError as e:
             self.invalid[lab] += 1
@@ -680,9 +711,10 @@ class MarketEnv:
         "Scripted labs act, shocks hit, offers and jobs expire, the round advances."
         w, r = self.w, self.w.round
         n, driven, turns = len(w.labs), self.driven, self.transcript._raw   # turns as tuples (`_Transcript`)
-        for k in range(n):
-            i = (k + r) % n
-            if i in driven: continue
+        order = _ORDERS.get((n, driven))
+        if order is None: order = _ORDERS[(n, driven)] = tuple(tuple(i for i in ((k + q) % n for k in range(n)) if i not in driven) for q in range(n))
+        scripted = order[0]           # the scripted labs in index order
+        for i in order[r % n]:        # = (k + r) % n for k in range(n), driven labs skipped
             events, offers = opponent_act(w, i, self.rng, driven)
             for e in events:
                 w.events.append(e)
@@ -706,16 +738,20 @@ class MarketEnv:
             rec = apply_shock(w, kind, self.rng)
             turns.append((r, "market", "shock", None, rec["detail"], {"kind": kind}))
         if w.energy_until == r: w.energy_mult = 1.
-        for i in range(n):
-            if i not in driven:
+        if w.goodwill_live:           # goodwill toward driven labs decays (nothing to do while none was judged)
+            left = False
+            for i in scripted:
                 g = w.labs[i].goodwill
                 for d in driven:
-                    if g[d]: g[d] = _trunc(g[d] * 8000 + .5) / 10000   # round(g * .8, 4); goodwill >= 0
+                    if g[d]:
+                        g[d] = x = _trunc(g[d] * 8000 + .5) / 10000   # round(g * .8, 4); goodwill >= 0
+                        if x: left = True
+            w.goodwill_live = left
         w.round = r + 1
         live = []
         for o in w.live:
             if o.status == "pending":
-                if o.expires < w.round: o.status = "expired"
+                if o.expires < w.round: o.status, o.view = "expired", None
                 else: live.append(o)
         w.live = live
         if w.round > w.expiry: expire_jobs(w)   # its own early exit, without the call
@@ -756,7 +792,7 @@ class MarketEnv:
             self._advance()
             if self.w.round >= self.w.max_rounds: self._end("max_rounds")
         comp, r = self._reward(0)
-        raw = comp["money"] + comp["job_value"] + comp["progress_shaping"]   # = sum(comp.values())
+        raw = self._raw               # the components' sum before clipping
         if e is not None: comp["invalid_action"] = INVALID_ACTION_PENALTY; r += INVALID_ACTION_PENALTY; raw += INVALID_ACTION_PENALTY
         if raw != r: comp["clip"] = r - raw
         info["reward_components"] = comp
@@ -766,6 +802,7 @@ class MarketEnv:
         return StepResult(self.observe(0), r, self.done, info)
 
 _HANDLERS = {name: getattr(MarketEnv, "_h_" + name) for name in ACTION_SCHEMA.actions}  # action -> handler
+_ORDERS = {}   # (n labs, driven) -> per `round % n`, the scripted labs in the order they act
 
 # %% ../../nbs/23_market_env.ipynb #ba41537a
 def make_env(task: str = "market_round",  # a name in TASKS

@@ -7,7 +7,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_opponents.html.md"""
 # %% ../../nbs/21_market_opponents.ipynb #7725299a
 from __future__ import annotations
 from .world import *
-from .world import World, Block, Lab, Offer, Coalition, _trunc
+from .world import World, Block, Lab, Offer, Coalition, _trunc, _alive
 from ..core import make_rng
 
 # %% auto #0
@@ -150,7 +150,7 @@ def on_join(w: World, lab: int, c: Coalition, rng) -> list:
         give = (spare or own)[:1]
         if give: L.betray_at = w.round + rng.randint(2, 4)
     else: give = []
-    for b in give: b.pool = c.id
+    for b in give: b.pool, b.view = c.id, None
     return [b.id for b in give]
 
 # %% ../../nbs/21_market_opponents.ipynb #f71206f5
@@ -178,9 +178,9 @@ def _below(rng, n: int) -> int:
 def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
     "One turn of scripted lab `lab`; return (public events, new offers to driven labs)."
     L, events, offers = w.labs[lab], [], []
-    r, blocks = w.round, w.blocks.values()
+    r = w.round
     if L.betray_at == r:
-        for b in blocks:
+        for b in w.blocks.values():
             if b.owner == lab and b.pool:
                 fine = breach(w, lab, b)
                 events.append(f"{L.name} took block {b.id} back from coalition (breach; paid {fine:.1f})")
@@ -192,7 +192,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
     # one pass sorts the live blocks: `mine` (owned or pooled: it may run them), the exchange's, and the other
     # labs' unpooled ones; every later scan reads a short list (an allocation only lowers `hours_left`)
     mine, exch, others, have = [], [], [], 0
-    for b in blocks:
+    for b in (w.alive if w.alive_n == len(w.blocks) else _alive(w)):   # the blocks that may have hours left
         if b.hours_left > 0:
             o = b.owner
             if o == lab: have += b.hours_left; mine.append(b)
@@ -238,7 +238,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                     if v > p * 1.05 and (fit is None or v - p > fv): fit, fv = (b, p), v - p
         if fit:
             b, p = fit
-            w.transfer(lab, "exchange", p); b.owner, b.paid = lab, p
+            w.transfer(lab, "exchange", p); b.owner, b.paid, b.view = lab, p, None
             events.append(f"{L.name} bought {b.id} from the exchange for {p:.1f}")
             return events, offers
         theirs = {}                   # seller -> its `_open` list, made once per turn

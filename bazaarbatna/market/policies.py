@@ -210,22 +210,51 @@ class Expert(_Base):
 
     def act(self, obs):
         me, r, R, budget = obs["lab"], obs["round"], obs["max_rounds"], obs["budget"]
-        jobs = open_jobs(obs)
-        a = _allocate(obs, jobs)
-        if a: return a
-        e, memo = obs["market"]["energy_price"], {}   # memo: block id -> (worth, energy bill) this turn
-        we = lambda b: _we(memo, b, jobs, e)
-        if obs["offers"]:
-            blocks = {}
-            for b in obs["blocks"]: blocks[b["id"]] = b
+        jobs = []                     # `open_jobs`, inline
+        for j in obs["jobs"]:
+            if j["status"] == "open" and j["deadline"] >= r: jobs.append(j)
+        if len(jobs) > 1: jobs.sort(key=_deadline)
+        offers, coals = obs["offers"], obs["coalitions"]
+        # one pass sorts the blocks: runnable ones (`_allocate`'s), the exchange's, own unpooled ones (spare
+        # candidates) and other labs' unpooled ones; with offers, an index by id too
+        runs, exch, own, others = [], [], [], []
+        byid = {} if offers else None
+        pools = None
+        if coals:
+            pools = set()
+            for c in coals: pools.add(c["id"])
+        for b in obs["blocks"]:
+            if byid is not None: byid[b["id"]] = b
+            ow = b["owner"]
+            if b["pool"]:
+                if pools is not None and b["pool"] in pools: runs.append(b)
+                if ow == "exchange": exch.append(b)
+            elif ow == me: runs.append(b); own.append(b)
+            elif ow == "exchange": exch.append(b)
+            else: others.append(b)
+        e = obs["market"]["energy_price"]
+        if runs and jobs:             # `_allocate`: a usable block on the most urgent open job
+            for j in jobs:
+                need = j["gpu_hours"] - j["done_hours"]
+                best, bs = None, None
+                for b in runs:
+                    if b["reliability"] < j["min_reliability"]: continue
+                    h = b["hours_left"]
+                    if need < h: h = need
+                    if h * b["energy_cost"] * e > budget: continue
+                    s = (b["owner"] == me, h, -b["energy_cost"])   # own blocks first, then the most useful hours
+                    if bs is None or s > bs: best, bs = b, s
+                if best is not None: return {"action": "allocate_to_job", "job": j["id"], "block": best["id"]}
+        memo = {}                     # block id -> (worth, energy bill) this turn
+        if offers:
             allied = set()
-            for c in obs["coalitions"]: allied.update(c["members"])
-        for o in obs["offers"]:
-            b = blocks.get(o["block"]) if o["block"] else None
+            for c in coals: allied.update(c["members"])
+        for o in offers:
+            b = byid.get(o["block"]) if o["block"] else None
             if o["kind"] == "coalition":
                 if o["from"] not in allied: return {"action": "accept_offer", "offer": o["id"]}
             elif o["kind"] == "sell" and b is not None and b["owner"] == o["from"] and not b["pool"]:
-                w, en = we(b)
+                w, en = _we(memo, b, jobs, e)
                 if o["payment"] <= .8 * w and o["payment"] + en <= budget: return {"action": "accept_offer", "offer": o["id"]}
                 if o["id"] not in self.countered and w > 0 and o["payment"] <= 1.6 * w:
                     self.countered.add(o["id"])
@@ -235,21 +264,21 @@ class Expert(_Base):
                     p = round(min(.7 * w, budget - en), 2)
                     if p >= .01: return {"action": "counter_offer", "offer": o["id"], "payment": p}
             elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:
-                w = we(b)[0]
+                w = _we(memo, b, jobs, e)[0]
                 if (w <= 0 and o["payment"] > 0) or o["payment"] > 1.2 * w: return {"action": "accept_offer", "offer": o["id"]}
-        best, bv, spare, others = None, 0., [], []   # one pass: the best exchange buy, spare blocks, other labs' blocks
-        for b in obs["blocks"]:
-            ow = b["owner"]
-            if ow == "exchange":
-                if jobs:                  # without open jobs a block is worth 0: never a buy
-                    w, en = _we(memo, b, jobs, e)
-                    if b["price"] + en > budget: continue
-                    v = w - b["price"]
-                    if v > bv: best, bv = b, v
-            elif ow == me:
-                if not b["pool"] and (not jobs or _we(memo, b, jobs, e)[0] <= 0): spare.append(b)
-            elif not b["pool"]: others.append(b)
-        if best is not None: return {"action": "reserve_capacity", "block": best["id"]}
+        if jobs:                      # the best exchange buy (without open jobs a block is worth 0: never a buy)
+            best, bv = None, 0.
+            for b in exch:
+                x = memo.get(b["id"])   # `_we`, inline
+                if x is None: x = memo[b["id"]] = _worth_energy(b, jobs, e)
+                if b["price"] + x[1] > budget: continue
+                v = x[0] - b["price"]
+                if v > bv: best, bv = b, v
+            if best is not None: return {"action": "reserve_capacity", "block": best["id"]}
+            spare = []
+            for b in own:
+                if _we(memo, b, jobs, e)[0] <= 0: spare.append(b)
+        else: spare = own
         if len(obs["labs"]) >= 2 and r < R - 3:
             if not obs["coalitions"] and jobs and len(self.proposed) < 2:
                 cands = [l for l in obs["labs"] if l["id"] not in self.proposed]
@@ -271,7 +300,7 @@ class Expert(_Base):
             if best is not None:
                 k = (best["owner"], best["id"])
                 n = self.tried.get(k, 0); self.tried[k] = n + 1
-                p = round(min(budget - we(best)[1], (.6 + .1 * n) * bv), 2)
+                p = round(min(budget - _we(memo, best, jobs, e)[1], (.6 + .1 * n) * bv), 2)
                 return {"action": "send_offer", "target": best["owner"], "block": best["id"], "payment": p,
                         "message": f"We can pay {p:.0f} now for the {best['hours_left']} GPU-hours of {best['id']}; "
                                    f"a fair price for you, and we deliver on our commitments."}

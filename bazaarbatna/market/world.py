@@ -38,6 +38,7 @@ class Job:
     done_hours: int = 0
     status: str = "open"   # open, done, expired
     credited: float = 0.0  # value credited to the owner so far
+    view: dict | None = field(default=None, repr=False, compare=False)   # its observation view (shared, read-only); None: rebuild
 
     @property
     def need(self) -> int: return self.gpu_hours - self.done_hours
@@ -56,6 +57,7 @@ class Block:
     pool: str = ""        # coalition id when committed to a pool
     failed: bool = False
     paid: float = 0.0     # what the owner last paid for it
+    view: dict | None = field(default=None, repr=False, compare=False)   # its observation view (shared, read-only); None: rebuild
 
     @property
     def capacity(self) -> int: return self.gpus * self.duration
@@ -96,6 +98,7 @@ class Offer:
     premium: float = 0.0       # part of `payment` that the pitch added (removed by a winning counter_pitch)
     coalition: str = ""
     status: str = "pending"    # pending, accepted, rejected, countered, expired
+    view: dict | None = field(default=None, repr=False, compare=False)   # its observation view (shared, read-only); None: rebuild
 
 @dataclass(slots=True)
 class Coalition:
@@ -133,6 +136,9 @@ class World:
     next_id: int = 0
     expiry: int = -1        # `expire_jobs` has nothing to do while round <= expiry
     rep_version: int = 0    # bumped whenever a reputation changes (`breach`, `settle`): observations cache on it
+    alive: list | None = field(default=None, repr=False, compare=False)   # blocks that may have hours left, in listing order
+    alive_n: int = field(default=-1, repr=False, compare=False)           # len(blocks) when `alive` was listed
+    goodwill_live: bool = field(default=True, repr=False, compare=False)   # False: no scripted lab holds goodwill to decay
 
     def add_offer(self, o: Offer):
         "Record a new offer."
@@ -285,7 +291,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
         blocks[bid] = Block(bid, g, d, _REL[r], _ENERGY[t(rnd() * 151)], owner, prices[r], c)
         cap += c
     w = World(labs, blocks, R, plan_shocks(cfg, seed, rng), accounts={"exchange": 0.0, "energy": 0.0, "shock": 0.0},
-              offers={}, live=[], sent={}, coalitions={}, shocks=[], events=[])   # no default factory calls
+              offers={}, live=[], sent={}, coalitions={}, shocks=[], events=[], goodwill_live=False)   # no default factory calls
     w.money_total = money + 0.0    # = w.money_in_play() at the start: budgets only
     w.hours_total = cap            # = w.hours_in_play() at the start: every block's hours
     w.next_id = 100
@@ -350,11 +356,24 @@ def apply_shock(w: World, kind: str, rng) -> dict:
         w.price_pressure = round(w.price_pressure * .6, 3)
         detail = "price pressure x0.6"
     else: raise ValueError(f"unknown shock kind {kind!r}; one of {SHOCK_KINDS}")
+    for b in w.blocks.values(): b.view = None      # shocks are rare: every view is rebuilt (prices, reliability, urgency)
+    for l in w.labs:
+        for j in l.jobs: j.view = None
     rec = {"round": r, "kind": kind, "detail": detail}
     w.shocks.append(rec)
     return rec
 
 # %% ../../nbs/20_market_world.ipynb #85ba78cb
+def _alive(w: World) -> list:
+    "The blocks that may have hours left, in listing order: `w.alive`, listed again when blocks were added."
+    al = w.alive
+    if al is None or w.alive_n != len(w.blocks):
+        al = w.alive = []
+        for b in w.blocks.values():
+            if b.hours_left > 0: al.append(b)
+        w.alive_n = len(w.blocks)
+    return al
+
 def energy_bill(w: World, b: Block, hours: int) -> float:
     "Energy cost of running `hours` of `b` now."
     return _trunc(hours * b.energy_cost * w.energy_mult * 10000 + .5) / 10000   # rounded to 4 places (x >= 0)
@@ -377,8 +396,8 @@ def allocate(w: World, lab: int, b: Block, job: Job, hours: int | None = None) -
     cost = _trunc(h * b.energy_cost * w.energy_mult * 10000 + .5) / 10000   # energy_bill, and the transfer, inline
     if cost > 0:
         w.labs[lab].budget -= cost; w.accounts["energy"] += cost
-    b.hours_left -= h
-    job.done_hours += h
+    b.hours_left -= h; b.view = None
+    job.done_hours += h; job.view = None
     if b.pool and b.owner != lab:
         c = w.coalitions[b.pool]
         key = (lab, b.owner)
@@ -391,7 +410,7 @@ def allocate(w: World, lab: int, b: Block, job: Job, hours: int | None = None) -
 def trade(w: World, seller: int, buyer: int, b: Block, payment: float):
     "Move block `b` from `seller` to `buyer` for `payment`."
     w.transfer(buyer, seller, payment)
-    b.owner, b.paid = buyer, payment
+    b.owner, b.paid, b.view = buyer, payment, None
 
 def expire_jobs(w: World, final: bool = False) -> list:
     "Close jobs whose deadline passed (all open jobs if `final`) with partial credit; return them."
@@ -402,7 +421,7 @@ def expire_jobs(w: World, final: bool = False) -> list:
         for j in l.jobs:
             if j.status == "open":
                 if final or r > j.deadline:
-                    j.status = "expired"
+                    j.status, j.view = "expired", None
                     j.credited = _trunc(j.value * j.partial_credit * j.done_hours / j.gpu_hours * 10000 + .5) / 10000
                     out.append(j)
                 elif j.deadline < nxt: nxt = j.deadline
@@ -419,7 +438,7 @@ def breach(w: World, lab: int, b: Block) -> float:
     others = [m for m in c.members if m != lab]
     fine = min(w.labs[lab].budget, round(BREACH_PENALTY * b.hours_left * c.rate, 2))
     for m in others: w.transfer(lab, m, round(fine / len(others), 4))
-    b.pool = ""
+    b.pool, b.view = "", None
     c.breached.append(lab)
     L = w.labs[lab]
     L.reputation = round(max(0., L.reputation - BREACH_REPUTATION), 3)
@@ -449,7 +468,7 @@ def settle(w: World, c: Coalition) -> dict:
         if v > 0: w.labs[m].budget += v
         c.money[m] = 0.
     for b in w.blocks.values():
-        if b.pool == c.id: b.pool = ""
+        if b.pool == c.id: b.pool, b.view = "", None
     for m in c.members:
         if m not in c.breached:
             w.labs[m].reputation = round(min(1., w.labs[m].reputation + .05), 3)
