@@ -350,6 +350,7 @@ def test_market_modules_do_not_import_torch():
 def test_bench_steps_reports():
     r = bench_steps(.2, "single_trade")
     assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0
+    assert r["steps_per_cpu_s"] == r["cpu_steps_per_s"] > 0   # the bazaar bench's key too
 
 _PIECES = ["guaranteed 99", "Guaranteed 99", "guaranteed 990", "99", "9", "1", "0", "%", " ", "95%", "12.5 %", "99%", "you", "both",
            "best deal", "act now", "fair", "GPU", "hours", "reliable", "BLOCK", "A", "!", "x", "٣", "or else", "\n"]
@@ -365,3 +366,67 @@ def test_judge_memo_key_never_changes_a_score(pieces, rel, repeated):
     variants = [text, text.translate(str.maketrans("0123456789", "9876543210")), text.translate(str.maketrans("0123456789", "1111111111"))]
     for t in variants:   # the shared memo first sees one variant, then the others
         assert j.score(t, facts, repeated) == RuleJudge()._score(t, facts, repeated), t
+
+
+def _fresh_observation(env, lab=0):
+    "The observation of `lab` with every cached view dropped: what an observation built from scratch shows."
+    w = env.w
+    for b in w.blocks.values(): b.view = None
+    for l in w.labs:
+        for j in l.jobs: j.view = None
+    for o in w.offers.values(): o.view = None
+    w.alive, w.alive_n = None, -1
+    from bazaarbatna.market.env import _Views
+    env.views = _Views()
+    return env.observe(lab)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_cached_views_equal_views_built_from_scratch(task):
+    "Views live on blocks, jobs and offers and are rebuilt only after a change: every change must drop them (no stale view)."
+    import random
+    for policy in sorted(POLICIES):
+        for seed in range(8):
+            env, pol = make_env(task, seed), POLICIES[policy](seed)
+            rnd = random.Random(seed)
+            obs = env.reset(seed); pol.reset(seed)
+            while True:
+                a = pol.act(obs)
+                if rnd.random() < .1: a = rnd.choice(valid_actions(obs, rnd))   # a few other valid moves
+                res = env.step(a)
+                text = canonical_json(res.observation)
+                assert canonical_json(_fresh_observation(env)) == text, (task, policy, seed, env.w.round)
+                if res.done: break
+                obs = env.observe(0)   # continue from caches rebuilt from scratch (a second, equal observation)
+                assert canonical_json(obs) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["action", "target", "block", "offer", "job", "payment", "coalition", "hours", "message", "conditions", "extra"]),
+                       st.one_of(st.sampled_from(list(ACTION_SCHEMA.actions) + ["L1", "B0", "x" * 30, "x" * 700]), st.integers(-5, 10**7),
+                                 st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.none(), st.text(max_size=10),
+                                 st.sampled_from([1, 0, 1e6, 1e6 + 1, .01, .005, 2.0, 100000, 100001])), max_size=6))
+def test_fast_action_parse_matches_the_schema(raw):
+    "`env._parse` (the fast path for plain dicts) gives exactly `ACTION_SCHEMA.parse`'s result, or its error."
+    from bazaarbatna.core import ActionError
+    from bazaarbatna.market.env import _parse
+    def run(f):
+        try: return ("ok", f(raw))
+        except ActionError as e: return ("error", e.to_dict())
+    a, b = run(_parse), run(ACTION_SCHEMA.parse)
+    assert a == b and (a[0] == "error" or [type(v) for v in a[1].values()] == [type(v) for v in b[1].values()])
+
+
+def test_fast_round_matches_round():
+    "`world._round` (rounding by `floor` away from ties) returns what `round` returns, bit for bit."
+    import math, random
+    from bazaarbatna.market.world import _round
+    r = random.Random(5)
+    for _ in range(30000):
+        n = r.randrange(0, 7); s = 10 ** n
+        base = r.randrange(-10**7, 10**7) / s
+        for x in (base, base + .5 / s, base - .5 / s, math.nextafter(base + .5 / s, 0), math.nextafter(base + .5 / s, 1e300),
+                  base + r.uniform(-1, 1) / s, r.uniform(-1, 1) * 10 ** r.randrange(-12, 12)):
+            assert repr(_round(x, n)) == repr(round(x, n)), (x, n)
+    for x in (0., -0., -1e-9, 2.675, 1.005, -2.5, float("nan"), float("inf"), 7, True, 1e12):
+        for n in range(7): assert repr(_round(x, n)) == repr(round(x, n)) and type(_round(x, n)) is type(round(x, n))

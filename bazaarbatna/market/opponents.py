@@ -7,7 +7,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_opponents.html.md"""
 # %% ../../nbs/21_market_opponents.ipynb #7725299a
 from __future__ import annotations
 from .world import *
-from .world import World, Block, Lab, Offer, Coalition, _trunc, _alive
+from .world import World, Block, Lab, Offer, Coalition, _trunc, _alive, _round
 from ..core import make_rng
 
 # %% auto #0
@@ -95,7 +95,7 @@ def respond(w: World, lab: int, o: Offer, rng) -> tuple:
             L.trust[frm] = max(0., L.trust[frm] - .05)
             if L.archetype == "retaliatory": L.grudge[frm] += 1
             return "reject", None, _say(rng, "reject")
-        p = round(floor * (1.1 if L.archetype in ("selfish", "deadline_panicked") else 1.03), 2)
+        p = _round(floor * (1.1 if L.archetype in ("selfish", "deadline_panicked") else 1.03), 2)
         return "counter", p, _say(rng, "counter", p)
     cap = buy_cap(w, lab, frm, b)  # the sender sells us its block
     if cap <= 0: return "reject", None, "We have no use for that block."
@@ -104,7 +104,7 @@ def respond(w: World, lab: int, o: Offer, rng) -> tuple:
         L.trust[frm] = max(0., L.trust[frm] - .05)
         if L.archetype == "retaliatory": L.grudge[frm] += 1
         return "reject", None, _say(rng, "reject")
-    p = round(cap * .95, 2)
+    p = _round(cap * .95, 2)
     return "counter", p, _say(rng, "counter", p)
 
 # %% ../../nbs/21_market_opponents.ipynb #24fe9d40
@@ -253,7 +253,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                         if sj is None: sj = theirs[o] = _open(w, o)
                         floor = sell_floor(w, o, lab, b, _worth(sj, b, em))
                         if floor <= cap:
-                            p = round((floor + cap) / 2, 2)
+                            p = _round((floor + cap) / 2, 2)
                             trade(w, o, lab, b, p)
                             events.append(f"{L.name} bought {b.id} from {w.labs[o].name} for {p:.1f}")
                             return events, offers
@@ -265,7 +265,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
             if b.owner == to:
                 cap = buy_cap(w, lab, to, b, _worth(oj, b, em))
                 if cap > 0:
-                    p = round(cap * (.9 if L.archetype == "deadline_panicked" else .75), 2)
+                    p = _round(cap * (.9 if L.archetype == "deadline_panicked" else .75), 2)
                     offers.append(Offer(w.new_id("O"), lab, to, "buy", b.id, p, r, r + 2,
                                         f"We'd buy {b.id} for {p:.0f}." + (" Our deadline is close!" if L.archetype == "deadline_panicked" else "")))
                     L.last_offer_round = r

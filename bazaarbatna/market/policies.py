@@ -9,6 +9,7 @@ from __future__ import annotations
 from operator import itemgetter
 from ..core import make_rng
 from .env import make_env, TASKS
+from .world import _round
 
 # %% auto #0
 __all__ = ['POLICIES', 'POLICY_DOCS', 'open_jobs', 'useful_worth', 'energy', 'runnable', 'valid_actions', 'RandomValid',
@@ -224,7 +225,6 @@ class Expert(_Base):
             pools = set()
             for c in coals: pools.add(c["id"])
         for b in obs["blocks"]:
-            if byid is not None: byid[b["id"]] = b
             ow = b["owner"]
             if b["pool"]:
                 if pools is not None and b["pool"] in pools: runs.append(b)
@@ -247,6 +247,7 @@ class Expert(_Base):
                 if best is not None: return {"action": "allocate_to_job", "job": j["id"], "block": best["id"]}
         memo = {}                     # block id -> (worth, energy bill) this turn
         if offers:
+            for b in obs["blocks"]: byid[b["id"]] = b
             allied = set()
             for c in coals: allied.update(c["members"])
         for o in offers:
@@ -261,7 +262,7 @@ class Expert(_Base):
                     if o["judge"] > .3:
                         return {"action": "counter_pitch", "offer": o["id"],
                                 "message": f"Block {b['id']} is {b['reliability']:.0%} reliable with {b['hours_left']} GPU-hours; a fair rate for both of us is lower, and we pay on time."}
-                    p = round(min(.7 * w, budget - en), 2)
+                    p = _round(min(.7 * w, budget - en), 2)
                     if p >= .01: return {"action": "counter_offer", "offer": o["id"], "payment": p}
             elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:
                 w = _we(memo, b, jobs, e)[0]
@@ -300,7 +301,7 @@ class Expert(_Base):
             if best is not None:
                 k = (best["owner"], best["id"])
                 n = self.tried.get(k, 0); self.tried[k] = n + 1
-                p = round(min(budget - _we(memo, best, jobs, e)[1], (.6 + .1 * n) * bv), 2)
+                p = _round(min(budget - _we(memo, best, jobs, e)[1], (.6 + .1 * n) * bv), 2)
                 return {"action": "send_offer", "target": best["owner"], "block": best["id"], "payment": p,
                         "message": f"We can pay {p:.0f} now for the {best['hours_left']} GPU-hours of {best['id']}; "
                                    f"a fair price for you, and we deliver on our commitments."}
@@ -310,7 +311,7 @@ class Expert(_Base):
                 k = (l["id"], b["id"])
                 if k not in self.sell_tried:
                     self.sell_tried.add(k)
-                    p = round(b["hours_left"] * .9 * obs["market"]["price_pressure"], 2)
+                    p = _round(b["hours_left"] * .9 * obs["market"]["price_pressure"], 2)
                     return {"action": "send_offer", "target": l["id"], "block": b["id"], "payment": p,
                             "message": f"Block {b['id']}: {b['hours_left']} GPU-hours at {b['reliability']:.0%} for {p:.0f}, a fair rate for you."}
         if not jobs and not spare and not obs["offers"]: return {"action": "finish"}

@@ -7,7 +7,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_world.html.md"""
 # %% ../../nbs/20_market_world.ipynb #06b086b2
 from __future__ import annotations
 from dataclasses import dataclass, field
-import random, zlib
+import math, random, zlib
 from ..core import make_rng
 
 # %% auto #0
@@ -204,6 +204,21 @@ def market_rng(seed,       # the episode seed (an int; anything else goes throug
     return r
 
 _trunc = float.__trunc__   # = int(x) for a float x (what `int` calls), without the type call: a third of its cost
+_floor = math.floor
+_SCALE = (1., 10., 100., 1000., 10000., 100000., 1000000.)
+
+def _round(x, n: int):
+    "`round(x, n)` for n in 0…6, bit for bit, at half the cost: x·10ⁿ clearly off a tie rounds by `floor`; the rest (near ties, huge, NaN, ints) by `round`."
+    if type(x) is float:
+        s = _SCALE[n]
+        y = x * s                     # within 2⁻²³ of the exact x·10ⁿ when |y| < 10⁹
+        if -1e9 < y < 1e9:
+            k = _floor(y + .5)
+            d = y - k                 # exact (Sterbenz)
+            if -.4999 < d < .4999:    # the nearest integer to the exact x·10ⁿ is k, no tie: round gives the double nearest k/10ⁿ
+                return k / s if k else x * 0.   # 0 keeps the sign of x, as round does
+    return round(x, n)
+
 
 def _shuffle(rnd, x: list) -> list:
     "Shuffle `x` in place (Fisher–Yates over `random()` draws) and return it."
@@ -328,21 +343,21 @@ def apply_shock(w: World, kind: str, rng) -> dict:
             b.hours_left, b.failed = 0, True
         else: detail = "no live block to fail"
     elif kind == "energy_spike":
-        w.energy_mult, w.energy_until = round(w.energy_mult * 1.8, 3), r + 4
+        w.energy_mult, w.energy_until = _round(w.energy_mult * 1.8, 3), r + 4
         detail = "energy price x1.8 for 4 rounds"
     elif kind == "reliability_drop":
         live = [b for b in w.blocks.values() if b.hours_left > 0]
         hit = rng.sample(live, min(3, len(live)))
-        for b in hit: b.reliability = round(max(.3, b.reliability - .15), 2)
+        for b in hit: b.reliability = _round(max(.3, b.reliability - .15), 2)
         detail = "reliability -0.15 on " + ", ".join(b.id for b in hit)
     elif kind == "demand_surge":
-        w.price_pressure = round(w.price_pressure * 1.4, 3)
+        w.price_pressure = _round(w.price_pressure * 1.4, 3)
         for l in w.labs:
-            for j in l.jobs: j.urgency = round(min(1., j.urgency + .2), 2)
+            for j in l.jobs: j.urgency = _round(min(1., j.urgency + .2), 2)
         detail = "price pressure x1.4; every job more urgent"
     elif kind == "budget_cut":
         for l in w.labs:
-            cut = round(l.budget * .15, 2)
+            cut = _round(l.budget * .15, 2)
             w.transfer(l.idx, "shock", cut)
         detail = "every lab loses 15% of its budget"
     elif kind == "new_supply":
@@ -350,10 +365,10 @@ def apply_shock(w: World, kind: str, rng) -> dict:
         for _ in range(2):
             b = _block(rng, w.new_id("B"), EXCHANGE)
             w.blocks[b.id] = b; w.hours_total += b.hours_left; made.append(b.id)
-        w.price_pressure = round(w.price_pressure * .85, 3)
+        w.price_pressure = _round(w.price_pressure * .85, 3)
         detail = "new exchange blocks " + ", ".join(made) + "; price pressure x0.85"
     elif kind == "price_crash":
-        w.price_pressure = round(w.price_pressure * .6, 3)
+        w.price_pressure = _round(w.price_pressure * .6, 3)
         detail = "price pressure x0.6"
     else: raise ValueError(f"unknown shock kind {kind!r}; one of {SHOCK_KINDS}")
     for b in w.blocks.values(): b.view = None      # shocks are rare: every view is rebuilt (prices, reliability, urgency)
@@ -436,12 +451,12 @@ def breach(w: World, lab: int, b: Block) -> float:
     "`lab` takes pooled block `b` back; pay the penalty to the other members; return it."
     c = w.coalitions[b.pool]
     others = [m for m in c.members if m != lab]
-    fine = min(w.labs[lab].budget, round(BREACH_PENALTY * b.hours_left * c.rate, 2))
-    for m in others: w.transfer(lab, m, round(fine / len(others), 4))
+    fine = min(w.labs[lab].budget, _round(BREACH_PENALTY * b.hours_left * c.rate, 2))
+    for m in others: w.transfer(lab, m, _round(fine / len(others), 4))
     b.pool, b.view = "", None
     c.breached.append(lab)
     L = w.labs[lab]
-    L.reputation = round(max(0., L.reputation - BREACH_REPUTATION), 3)
+    L.reputation = _round(max(0., L.reputation - BREACH_REPUTATION), 3)
     w.rep_version += 1
     for m in others:
         M = w.labs[m]
@@ -453,7 +468,7 @@ def settle(w: World, c: Coalition) -> dict:
     "Settle coalition `c`: pay pooled hours, refund escrow, release blocks; return net money per member."
     net = {m: 0.0 for m in c.members}
     for (user, owner), hours in sorted(c.usage.items()):
-        due = round(hours * c.rate, 4)
+        due = _round(hours * c.rate, 4)
         from_pool = min(due, c.money.get(user, 0.))
         if from_pool > 0:
             c.money[user] -= from_pool
@@ -463,7 +478,7 @@ def settle(w: World, c: Coalition) -> dict:
         net[user] -= from_pool + rest; net[owner] += from_pool + rest
         if due - from_pool - rest > 1e-6 and user not in c.breached:
             c.breached.append(user)
-            w.labs[user].reputation = round(max(0., w.labs[user].reputation - BREACH_REPUTATION), 3)
+            w.labs[user].reputation = _round(max(0., w.labs[user].reputation - BREACH_REPUTATION), 3)
     for m, v in sorted(c.money.items()):
         if v > 0: w.labs[m].budget += v
         c.money[m] = 0.
@@ -471,7 +486,7 @@ def settle(w: World, c: Coalition) -> dict:
         if b.pool == c.id: b.pool, b.view = "", None
     for m in c.members:
         if m not in c.breached:
-            w.labs[m].reputation = round(min(1., w.labs[m].reputation + .05), 3)
+            w.labs[m].reputation = _round(min(1., w.labs[m].reputation + .05), 3)
             for k in c.members:
                 if k != m: w.labs[k].trust[m] = min(1., w.labs[k].trust[m] + .1)
     c.settled = True
