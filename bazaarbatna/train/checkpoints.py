@@ -183,6 +183,6 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
     trainer.add_callback(CurveLogger(curve_path(curve_dir or out, stage), stage, extra))
     trainer.add_callback(ck)
     last = latest_checkpoint(out) if resume else None
-    if last is not None and trainer.state.max_steps and int(_CKPT.match(last.name).group(1)) >= trainer.args.max_steps > 0:
+    if last is not None and int(_CKPT.match(last.name).group(1)) >= trainer.args.max_steps > 0:
         return None, ck  # already done
     return trainer.train(resume_from_checkpoint=str(last) if last else None), ck
