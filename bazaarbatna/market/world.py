@@ -138,7 +138,7 @@ class World:
     rep_version: int = 0    # bumped whenever a reputation changes (`breach`, `settle`): observations cache on it
     alive: list | None = field(default=None, repr=False, compare=False)   # blocks that may have hours left, in listing order
     alive_n: int = field(default=-1, repr=False, compare=False)           # len(blocks) when `alive` was listed
-    goodwill_live: bool = field(default=True, repr=False, compare=False)   # False: no scripted lab holds goodwill to decay
+    goodwill_live: bool = field(default=True, repr=False, compare=False)   # False: no goodwill to decay (`MarketEnv._goodwill` sets it; so must code that sets goodwill by hand)
 
     def add_offer(self, o: Offer):
         "Record a new offer."
