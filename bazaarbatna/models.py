@@ -234,7 +234,7 @@ def chat_generate(model, tokenizer,
                   batch_size: int = 16,
                   progress: bool = False,  # show a progress bar over batches
                   stop_at_json: bool = False,  # stop a reply once it opens with a complete JSON object
-                  share_prefix: bool = True,  # prefill the shared prefix once and each prompt unpadded
+                  share_prefix: bool | None = None,  # prefill the shared prefix once, each prompt unpadded (None: on CPU only)
                  ) -> list[str]:
     "One generated assistant reply per conversation, decoded without special tokens."
     import torch
@@ -246,6 +246,8 @@ def chat_generate(model, tokenizer,
     kw = dict(max_new_tokens=max_new_tokens, do_sample=sample, eos_token_id=eos, pad_token_id=tokenizer.pad_token_id)
     if sample: kw.update(temperature=temperature, top_p=top_p)
     else: kw.update(temperature=None, top_p=None, top_k=None)
+    if share_prefix is None: share_prefix = model.device.type == "cpu"   # one forward per prompt: a win where prefill is
+    # compute-bound and padding is waste (CPU); on a GPU one batched prefill is faster
     ids = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
     order = list(range(len(ids)))
     if len(ids) > batch_size: order.sort(key=lambda i: len(ids[i]))  # similar lengths in a batch: little padding
