@@ -430,3 +430,32 @@ def test_fast_round_matches_round():
             assert repr(_round(x, n)) == repr(round(x, n)), (x, n)
     for x in (0., -0., -1e-9, 2.675, 1.005, -2.5, float("nan"), float("inf"), 7, True, 1e12):
         for n in range(7): assert repr(_round(x, n)) == repr(round(x, n)) and type(_round(x, n)) is type(round(x, n))
+
+
+def test_generated_objects_equal_constructed_ones():
+    "`generate_world` sets the fields of its jobs, blocks and labs directly (no `__init__`): each equals what the constructor makes."
+    import dataclasses
+    from bazaarbatna.market.world import generate_world
+    for task, cfg in TASKS.items():
+        for seed in list(range(30)) + [-7, 10**9]:
+            w = generate_world(cfg, seed)
+            for x in [*w.blocks.values(), *w.labs, *(j for l in w.labs for j in l.jobs)]:
+                y = type(x)(**{f.name: getattr(x, f.name) for f in dataclasses.fields(x)})
+                assert y == x and repr(y) == repr(x) and (not hasattr(x, "view") or x.view is None)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_episode_info_matches_its_definition(task):
+    "`episode_info` (one inline pass) equals the outcome computed from `utility`, `wealth` and the jobs."
+    from bazaarbatna.market.world import _round
+    for policy in ("expert", "random_valid", "naive"):
+        for seed in range(10):
+            info, _, env = run_episode(policy, task, seed)
+            L, st = env.w.labs[0], env.stats
+            ref = {"deal": st["trades"] + st["coalitions"] > 0, "utility": round(env.utility(0), 6), "rounds": env.w.round,
+                   "reason": env.reason, "jobs_done": sum(j.status == "done" for j in L.jobs), "jobs": len(L.jobs),
+                   "value": round(sum(j.credited for j in L.jobs), 2), "wealth_change": round(env.wealth(0) - env.wealth0[0], 2),
+                   "trades": st["trades"], "coalitions": st["coalitions"], "breaches": st["breaches"], "pitches": st["pitches"],
+                   "mean_pitch_score": round(st["pitch_score"] / st["pitches"], 3) if st["pitches"] else None,
+                   "shocks": [s["kind"] for s in env.w.shocks], "reputation": L.reputation}
+            assert info == ref and env.episode_info(0) == ref and repr(info) == repr(ref)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, asdict, field
 from ..core import (make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash)
 from .world import *
-from .world import World, Block, Lab, Job, Offer, Coalition, _trunc, _alive, _round
+from .world import World, Block, Lab, Job, Offer, Coalition, _trunc, _alive, _round, _new
 from .opponents import (act as opponent_act, respond, consent, on_join, pitch, SELL_MARGIN, BUY_FACTOR,
                                           JOIN_BASE, COALITION_RATE, REFUSAL_COOLDOWN)
 from .judge import RuleJudge
@@ -332,9 +332,9 @@ class MarketEnv:
         self.pitched = set()          # (lab, text) already pitched: repeated text scores less
         self.done, self.reason = False, ""
         self.stats = {"trades": 0, "coalitions": 0, "breaches": 0, "pitches": 0, "pitch_score": 0.}
-        self.transcript = _Transcript(meta={"arena": "market", "task": self.task.name, "seed": self.seed,
-                                           "opponent_version": self.opponent_version,
-                                           "labs": names})
+        self.transcript = t = _new(_Transcript)   # = _Transcript(meta=…): its fields set directly (no __init__, no setter)
+        t.__dict__.update(meta={"arena": "market", "task": self.task.name, "seed": self.seed,
+                                "opponent_version": self.opponent_version, "labs": names}, _turns=[], _raw=[])
         return self.observe(0)
 
     def observe(self, lab: int = 0) -> dict:
@@ -770,13 +770,27 @@ class MarketEnv:
 
     def episode_info(self, lab: int = 0) -> dict:
         "Outcome of the episode for `lab` (the `episode` entry of the last step's info)."
-        L, st = self.w.labs[lab], self.stats
-        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(self.utility(lab), 6), "rounds": self.w.round,
-                "reason": self.reason, "jobs_done": sum(j.status == "done" for j in L.jobs), "jobs": len(L.jobs),
-                "value": _round(sum(j.credited for j in L.jobs), 2), "wealth_change": _round(self.wealth(lab) - self.wealth0[lab], 2),
+        w, st = self.w, self.stats
+        L = w.labs[lab]
+        done, cred = 0, 0.            # one pass over the jobs: jobs done, credited value (`_account`'s sum)
+        for j in L.jobs:
+            cred += j.credited
+            if j.status == "done": done += 1
+        e = L.budget                  # `wealth`, inline
+        if w.coalitions:
+            for c in w.coalitions.values():
+                if not c.settled: e += c.money.get(lab, 0.)
+        w0 = self.wealth0[lab]
+        u = (cred + e - w0) / self.norm[lab]   # `utility`, inline: clipped to [-1, 1] by conditionals
+        u = u if u < 1. else 1.
+        shocks = []
+        for x in w.shocks: shocks.append(x["kind"])
+        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(u if u > -1. else -1., 6), "rounds": w.round,
+                "reason": self.reason, "jobs_done": done, "jobs": len(L.jobs),
+                "value": _round(cred, 2), "wealth_change": _round(e - w0, 2),
                 "trades": st["trades"], "coalitions": st["coalitions"], "breaches": st["breaches"], "pitches": st["pitches"],
                 "mean_pitch_score": _round(st["pitch_score"] / st["pitches"], 3) if st["pitches"] else None,
-                "shocks": [s["kind"] for s in self.w.shocks], "reputation": L.reputation}
+                "shocks": shocks, "reputation": L.reputation}
 
     def step(self, action) -> StepResult:
         "Carry out lab 0's action (a dict or JSON text) and play the rest of the round."

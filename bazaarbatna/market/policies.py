@@ -206,7 +206,7 @@ class Expert(_Base):
     "The rule expert: allocate, buy below worth, pool spare blocks in one coalition, never overpay, finish when done."
     name = "expert"
     def reset(self, seed=0):
-        super().reset(seed)
+        self.seed, self._rng = seed, None   # `_Base.reset`, inline
         self.tried, self.countered, self.proposed, self.sell_tried = {}, set(), {}, set()
 
     def act(self, obs):

@@ -203,6 +203,7 @@ def market_rng(seed,       # the episode seed (an int; anything else goes throug
     r.gauss_next = None
     return r
 
+_new = object.__new__      # `_new(Block)`: a bare instance whose fields the caller sets (all of them)
 _trunc = float.__trunc__   # = int(x) for a float x (what `int` calls), without the type call: a third of its cost
 _floor = math.floor
 _SCALE = (1., 10., 100., 1000., 10000., 100000., 1000000.)
@@ -263,8 +264,8 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
                   ) -> World:
     "A fresh, seeded world for `cfg`."
     rng = rng or market_rng(seed, cfg.name)
-    rnd, t = rng.random, _trunc
-    n, R = cfg.n_labs, cfg.max_rounds
+    rnd, t, new = rng.random, _trunc, _new   # objects are made by `object.__new__` and their fields set one by one:
+    n, R = cfg.n_labs, cfg.max_rounds          # a third cheaper than the dataclass `__init__` call (every field is set)
     pool = list(cfg.archetypes or ARCHETYPES)   # `_shuffle`, inline
     for i in range(len(pool) - 1, 0, -1):
         k = t(rnd() * (i + 1))
@@ -290,12 +291,19 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
             urgency = urg[t(rnd() * nu)]
             deadline = dlo + t(rnd() * span)
             value = t(hours * (19 + 11 * rnd()) + .5) / 10
-            jobs.append(Job(jid[k] if k < 8 else f"J{i}{k}", i, hours, value, deadline, urgency, _MIN_REL[t(rnd() * 5)], _PARTIAL[t(rnd() * 3)]))
+            j = new(Job)              # = Job(id, i, hours, value, deadline, urgency, min_rel, partial), fields set directly
+            j.id = jid[k] if k < 8 else f"J{i}{k}"; j.owner = i; j.gpu_hours = hours; j.value = value; j.deadline = deadline
+            j.urgency = urgency; j.min_reliability = _MIN_REL[t(rnd() * 5)]; j.partial_credit = _PARTIAL[t(rnd() * 3)]
+            j.done_hours = 0; j.status = "open"; j.credited = 0.0; j.view = None
+            jobs.append(j)
             total += value; need += hours
         budget = t(total * frac * (80 + 40 * rnd()) + .5) / 100
         money += budget
-        labs.append(Lab(i, LAB_NAMES[i], arch[i], budget, _REPUTATION[t(rnd() * 26)], jobs,
-                        [.5] * n, [0] * n, [0.] * n, [-99] * n))
+        L = new(Lab)                  # = Lab(i, name, archetype, budget, reputation, jobs, trust, grudge, goodwill, refused_at)
+        L.idx = i; L.name = LAB_NAMES[i]; L.archetype = arch[i]; L.budget = budget; L.reputation = _REPUTATION[t(rnd() * 26)]
+        L.jobs = jobs; L.trust = [.5] * n; L.grudge = [0] * n; L.goodwill = [0.] * n; L.refused_at = [-99] * n
+        L.last_offer_round = -99; L.betray_at = -1
+        labs.append(L)
     blocks, cap, k = {}, 0, 0
     share, target = cfg.exchange_share, cfg.supply_ratio * need
     while cap < target:
@@ -303,7 +311,9 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
         g, d, c, prices = _SHAPE[t(rnd() * 5) * 3 + t(rnd() * 3)]
         r = t(rnd() * 38)
         bid = _BID[k] if k < 64 else f"B{k}"; k += 1
-        blocks[bid] = Block(bid, g, d, _REL[r], _ENERGY[t(rnd() * 151)], owner, prices[r], c)
+        blocks[bid] = b = new(Block)  # = Block(bid, g, d, rel, energy, owner, price, c), fields set directly
+        b.id = bid; b.gpus = g; b.duration = d; b.reliability = _REL[r]; b.energy_cost = _ENERGY[t(rnd() * 151)]; b.owner = owner
+        b.base_price = prices[r]; b.hours_left = c; b.pool = ""; b.failed = False; b.paid = 0.0; b.view = None
         cap += c
     w = World(labs, blocks, R, plan_shocks(cfg, seed, rng), accounts={"exchange": 0.0, "energy": 0.0, "shock": 0.0},
               offers={}, live=[], sent={}, coalitions={}, shocks=[], events=[], goodwill_live=False)   # no default factory calls
@@ -340,7 +350,7 @@ def apply_shock(w: World, kind: str, rng) -> dict:
             b = rng.choice(live)
             w.hours_failed += b.hours_left
             detail = f"block {b.id} failed; {b.hours_left} GPU-hours lost"
-            b.hours_left, b.failed = 0, True
+            b.hours_left, b.failed, b.view = 0, True, None
         else: detail = "no live block to fail"
     elif kind == "energy_spike":
         w.energy_mult, w.energy_until = _round(w.energy_mult * 1.8, 3), r + 4
@@ -348,12 +358,12 @@ def apply_shock(w: World, kind: str, rng) -> dict:
     elif kind == "reliability_drop":
         live = [b for b in w.blocks.values() if b.hours_left > 0]
         hit = rng.sample(live, min(3, len(live)))
-        for b in hit: b.reliability = _round(max(.3, b.reliability - .15), 2)
+        for b in hit: b.reliability, b.view = _round(max(.3, b.reliability - .15), 2), None
         detail = "reliability -0.15 on " + ", ".join(b.id for b in hit)
     elif kind == "demand_surge":
         w.price_pressure = _round(w.price_pressure * 1.4, 3)
         for l in w.labs:
-            for j in l.jobs: j.urgency = _round(min(1., j.urgency + .2), 2)
+            for j in l.jobs: j.urgency, j.view = _round(min(1., j.urgency + .2), 2), None
         detail = "price pressure x1.4; every job more urgent"
     elif kind == "budget_cut":
         for l in w.labs:
@@ -371,9 +381,11 @@ def apply_shock(w: World, kind: str, rng) -> dict:
         w.price_pressure = _round(w.price_pressure * .6, 3)
         detail = "price pressure x0.6"
     else: raise ValueError(f"unknown shock kind {kind!r}; one of {SHOCK_KINDS}")
-    for b in w.blocks.values(): b.view = None      # shocks are rare: every view is rebuilt (prices, reliability, urgency)
-    for l in w.labs:
-        for j in l.jobs: j.view = None
+    if kind == "demand_surge" or kind == "new_supply" or kind == "price_crash":   # the price pressure changed: the
+        for b in w.blocks.values():   # exchange's list prices in views are stale (a lab's block shows no price)
+            if b.owner == EXCHANGE: b.view = None
+    # every other view stays: each case above drops the views of what it changed (a failed block, the blocks whose
+    # reliability dropped, every job when urgency rises); energy prices and budgets are not in block or job views
     rec = {"round": r, "kind": kind, "detail": detail}
     w.shocks.append(rec)
     return rec
@@ -411,8 +423,16 @@ def allocate(w: World, lab: int, b: Block, job: Job, hours: int | None = None) -
     cost = _trunc(h * b.energy_cost * w.energy_mult * 10000 + .5) / 10000   # energy_bill, and the transfer, inline
     if cost > 0:
         w.labs[lab].budget -= cost; w.accounts["energy"] += cost
-    b.hours_left -= h; b.view = None
-    job.done_hours += h; job.view = None
+    b.hours_left = hl = b.hours_left - h
+    v = b.view                        # views are shared and read-only: a changed one is a patched copy (`dict.copy`
+    if v is not None:                 # clones the table: cheaper than building it again); only hours_left changed
+        if hl > 0: v = b.view = v.copy(); v["hours_left"] = hl
+        else: b.view = None           # a spent block leaves the listing
+    job.done_hours = dh = job.done_hours + h
+    v = job.view
+    if v is not None:
+        if dh < job.gpu_hours: v = job.view = v.copy(); v["done_hours"] = dh
+        else: job.view = None         # done: status and credit change too
     if b.pool and b.owner != lab:
         c = w.coalitions[b.pool]
         key = (lab, b.owner)
