@@ -198,20 +198,24 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
                     hit = cache[(c.id, lab)] = (key, {"id": c.id, "members": [f"L{k}" for k in c.members], "rate": c.rate,
                                                       "my_escrow": _round(m, 2), "pooled": pl or []})
                 coal.append(hit[1])
-    hit = cache.get(lab)
-    if hit is None or hit[0] != w.rep_version:
-        hit = cache[lab] = (w.rep_version, [{"id": f"L{k.idx}", "name": k.name, "reputation": k.reputation} for k in w.labs if k.idx != lab])
-    em, ns = w.energy_mult, len(w.shocks)
-    mk = cache.get("market")
-    if mk is None or mk[0] != pp or mk[1] != em or mk[2] != ns:
-        mk = cache["market"] = (pp, em, ns, {"price_pressure": pp, "energy_price": em}, list(w.shocks))
+    em, ns, rv = w.energy_mult, len(w.shocks), w.rep_version
+    tk = lab if template is _OBS_ENV else ~lab   # the lab's template: the keys in order, with what changes rarely filled in
+    tp = cache.get(tk)
+    if tp is None or tp[0] != rv or tp[1] != pp or tp[2] != em or tp[3] != ns or tp[4] is not w:
+        t = template.copy()           # made again when a reputation, the market or the shocks change
+        t["task"] = task; t["max_rounds"] = w.max_rounds; t["lab"] = _LID[lab]; t["name"] = L.name
+        labs = []
+        for k in w.labs:
+            if k.idx != lab: labs.append({"id": _LID[k.idx], "name": k.name, "reputation": k.reputation})
+        t["labs"] = labs; t["market"] = {"price_pressure": pp, "energy_price": em}; t["shocks"] = list(w.shocks)
+        tp = cache[tk] = (rv, pp, em, ns, w, t)
     x = L.budget                      # `_r2`, inline
-    obs = template.copy()             # the keys in order, from a template: a display of 18 keys grows its dict key by key
-    obs["task"] = task; obs["round"] = w.round; obs["max_rounds"] = w.max_rounds; obs["lab"] = _LID[lab]; obs["name"] = L.name
+    obs = tp[5].copy()                # a copy of the template (a display of 18 keys grows its dict key by key)
+    obs["round"] = w.round
     obs["budget"] = _trunc(x * 100 + .5) / 100 if x >= 0 else -_trunc(.5 - x * 100) / 100
     obs["escrow"] = _trunc(esc * 100 + .5) / 100 if esc else 0.; obs["reputation"] = L.reputation
-    obs["jobs"] = jobs; obs["blocks"] = blocks; obs["labs"] = hit[1]; obs["offers"] = inbox; obs["my_offers"] = mine
-    obs["coalitions"] = coal; obs["market"] = mk[3]; obs["shocks"] = mk[4]; obs["events"] = w.events[-6:]
+    obs["jobs"] = jobs; obs["blocks"] = blocks; obs["offers"] = inbox; obs["my_offers"] = mine
+    obs["coalitions"] = coal; obs["events"] = w.events[-6:]
     return obs
 
 _OBS = dict.fromkeys(("arena", "task", "round", "max_rounds", "lab", "name", "budget", "escrow", "reputation", "jobs", "blocks",
@@ -320,13 +324,13 @@ class MarketEnv:
         if seed is not None: self.seed = seed
         self.rng = market_rng(self.seed, self.task.name)   # one stream: the world, then the market
         self.w = generate_world(self.task, self.seed, self.rng)
-        self.views = _Views()
+        self.views = v = _new(_Views); v.cache = {}   # = _Views(), without the __init__ call
         n = len(self.w.labs)
         self.norm, self.wealth0, self.pre, names = [], [], [], []
         for l in self.w.labs:         # one pass; at the start `_account(i)` is (budget, 0, 0)
             v = 0
             for j in l.jobs: v += j.value
-            self.norm.append(max(1., v)); self.wealth0.append(l.budget); self.pre.append((l.budget, 0., 0.)); names.append(l.name)
+            self.norm.append(v if v > 1. else 1.); self.wealth0.append(l.budget); self.pre.append((l.budget, 0., 0.)); names.append(l.name)
         self.invalid = [0] * n
         self.last_error = [None] * n
         self.pitched = set()          # (lab, text) already pitched: repeated text scores less
@@ -403,9 +407,16 @@ class MarketEnv:
         n = self.norm[lab]
         p1 = SHAPING * phi / n
         self.pre[lab] = (w1, c1, p1)
-        m = _r6((w1 - w0) / n) if w1 != w0 else 0.   # most steps move little: skip rounding 0
-        jv = _r6((c1 - c0) / n) if c1 != c0 else 0.
-        ps = _r6(p1 - p0) if p1 != p0 else 0.
+        m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
+        if w1 != w0:
+            x = (w1 - w0) / n
+            m = _trunc(x * 1e6 + .5) / 1e6 if x >= 0 else -_trunc(.5 - x * 1e6) / 1e6
+        if c1 != c0:
+            x = (c1 - c0) / n
+            jv = _trunc(x * 1e6 + .5) / 1e6 if x >= 0 else -_trunc(.5 - x * 1e6) / 1e6
+        if p1 != p0:
+            x = p1 - p0
+            ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0 else -_trunc(.5 - x * 1e6) / 1e6
         self._raw = x = m + jv + ps   # = sum(comp.values()), before clipping
         x = x if x < 1. else 1.       # = max(-1., min(1., x)): min/max with keywords-capable signatures are slow calls
         return {"money": m, "job_value": jv, "progress_shaping": ps}, x if x > -1. else -1.
@@ -690,7 +701,7 @@ class MarketEnv:
         to = self._lab(a["target"], lab)
         self._say(lab, "send_message", None, a["message"], target=f"L{to}")
 
-    def _h_wait(self, lab, a): self._say(lab, "wait")
+    def _h_wait(self, lab, a): self.transcript._raw.append((self.w.round, self.w.labs[lab].name, "wait", None, "", {}))   # `_say`, inline
 
     def _h_finish(self, lab, a): self._say(lab, "finish")
 
@@ -814,7 +825,11 @@ class MarketEnv:
         if self.done:
             info["episode"] = ep = self.episode_info(0)
             self.transcript.meta["outcome"] = ep
-        return StepResult(self.observe(0), r, self.done, info)
+        res = _new(StepResult)        # = StepResult(self.observe(0), r, self.done, info), without the __init__ call
+        res.observation = obs = _observe(self.w, 0, self.task.name, self.views, _OBS_ENV)   # `observe(0)`, inline
+        obs["invalid_actions"], obs["last_error"] = self.invalid[0], self.last_error[0]
+        res.reward, res.done, res.info = r, self.done, info
+        return res
 
 _HANDLERS = {name: getattr(MarketEnv, "_h_" + name) for name in ACTION_SCHEMA.actions}  # action -> handler
 _ORDERS = {}   # (n labs, driven) -> per `round % n`, the scripted labs in the order they act

@@ -6,6 +6,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_opponents.html.md"""
 
 # %% ../../nbs/21_market_opponents.ipynb #7725299a
 from __future__ import annotations
+from operator import attrgetter
 from .world import *
 from .world import World, Block, Lab, Offer, Coalition, _trunc, _alive, _round
 from ..core import make_rng
@@ -166,7 +167,7 @@ def pitch(archetype: str, b: Block, p: float) -> str:
     "The sales pitch a lab of `archetype` sends with an offer to sell block `b` for `p`."
     return _PITCH[archetype].format(b=b.id, h=b.hours_left, r=b.reliability, p=p)
 
-def _deadline(j): return j.deadline
+_deadline = attrgetter("deadline")   # a C key function: no Python call per job
 
 def _below(rng, n: int) -> int:
     "`rng.randrange(n)` for n >= 1: the same draws as `random.Random`'s `_randbelow`, without its call layers."
@@ -234,7 +235,11 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
             if b.hours_left > 0:
                 p = _trunc(b.base_price * pp * 100 + .5) / 100   # w.price(b)
                 if p <= room:
-                    v = _worth(oj, b, em)
+                    v, rel, hl, ec = 0., b.reliability, b.hours_left, b.energy_cost * em   # `_worth`, inline
+                    for mr, need, vph in oj:
+                        if rel < mr: continue
+                        x = (hl if hl < need else need) * (vph - ec)
+                        if x > v: v = x
                     if v > p * 1.05 and (fit is None or v - p > fv): fit, fv = (b, p), v - p
         if fit:
             b, p = fit
@@ -245,7 +250,11 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
         for b in others:              # else the first scripted lab's block both sides would trade
             o = b.owner
             if o not in driven:
-                v = _worth(oj, b, em)
+                v, rel, hl, ec = 0., b.reliability, b.hours_left, b.energy_cost * em   # `_worth`, inline
+                for mr, need, vph in oj:
+                    if rel < mr: continue
+                    x = (hl if hl < need else need) * (vph - ec)
+                    if x > v: v = x
                 if v > 0:
                     cap = buy_cap(w, lab, o, b, v)
                     if cap > 0:

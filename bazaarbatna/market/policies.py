@@ -295,7 +295,9 @@ class Expert(_Base):
         if jobs:
             best, bv = None, 0.
             for b in others:
-                w, en = _we(memo, b, jobs, e)
+                x = memo.get(b["id"])   # `_we`, inline
+                if x is None: x = memo[b["id"]] = _worth_energy(b, jobs, e)
+                w, en = x
                 k = (b["owner"], b["id"])
                 if w > bv and self.tried.get(k, 0) < 3 and .6 * w + en <= budget: best, bv = b, w
             if best is not None:
