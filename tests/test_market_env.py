@@ -459,3 +459,17 @@ def test_episode_info_matches_its_definition(task):
                    "mean_pitch_score": round(st["pitch_score"] / st["pitches"], 3) if st["pitches"] else None,
                    "shocks": [s["kind"] for s in env.w.shocks], "reputation": L.reputation}
             assert info == ref and env.episode_info(0) == ref and repr(info) == repr(ref)
+
+
+def test_inline_block_views_equal_block_view():
+    "The observation builds block views inline: each equals `_block_view` of its block, key order included."
+    from bazaarbatna.market.env import _block_view
+    for task in sorted(TASKS):
+        for seed in range(6):
+            env, pol = make_env(task, seed), POLICIES["random_valid"](seed)
+            obs = env.reset(seed); pol.reset(seed)
+            while True:
+                for v in obs["blocks"]: assert list(v.items()) == list(_block_view(env.w, env.w.blocks[v["id"]]).items())
+                res = env.step(pol.act(obs))
+                if res.done: break
+                obs = res.observation

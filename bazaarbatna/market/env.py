@@ -176,7 +176,12 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
     for b in (w.alive if w.alive_n == len(w.blocks) else _alive(w)):
         if b.hours_left > 0:
             v = b.view
-            if v is None: v = b.view = _block_view(w, b)
+            if v is None:             # `_block_view(w, b)`, inline (a test compares them)
+                o = b.owner
+                v = b.view = {"id": b.id, "gpus": b.gpus, "hours_left": b.hours_left, "reliability": b.reliability,
+                              "energy_cost": b.energy_cost, "owner": _LID[o],
+                              "price": (b.base_price if pp == 1. else _trunc(b.base_price * pp * 100 + .5) / 100) if o == EXCHANGE else None,
+                              "pool": b.pool or None}
             blocks.append(v)
             if b.pool:
                 if pooled is None: pooled = {}
