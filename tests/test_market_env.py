@@ -461,15 +461,18 @@ def test_episode_info_matches_its_definition(task):
             assert info == ref and env.episode_info(0) == ref and repr(info) == repr(ref)
 
 
-def test_inline_block_views_equal_block_view():
-    "The observation builds block views inline: each equals `_block_view` of its block, key order included."
-    from bazaarbatna.market.env import _block_view
+def test_inline_views_equal_the_view_functions():
+    "The observation builds views inline: each equals `_block_view`, `_job_view` or `_offer_view` of its object, key order included."
+    from bazaarbatna.market.env import _block_view, _job_view, _offer_view
     for task in sorted(TASKS):
         for seed in range(6):
             env, pol = make_env(task, seed), POLICIES["random_valid"](seed)
             obs = env.reset(seed); pol.reset(seed)
             while True:
-                for v in obs["blocks"]: assert list(v.items()) == list(_block_view(env.w, env.w.blocks[v["id"]]).items())
+                w = env.w
+                for v in obs["blocks"]: assert list(v.items()) == list(_block_view(w, w.blocks[v["id"]]).items())
+                for v in obs["jobs"]: assert list(v.items()) == list(_job_view(next(j for j in w.labs[0].jobs if j.id == v["id"])).items())
+                for v in obs["offers"] + obs["my_offers"]: assert list(v.items()) == list(_offer_view(w.offers[v["id"]]).items())
                 res = env.step(pol.act(obs))
                 if res.done: break
                 obs = res.observation

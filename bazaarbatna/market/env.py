@@ -152,31 +152,39 @@ def observe(w: World, lab: int, task: str = "", views: _Views | None = None, ext
 
 def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict) -> dict:
     # Views of blocks, jobs and offers live on the objects (`view`): whatever changes one sets it to None, and
-    # the next observation rebuilds it; a shock drops them all. Views are shared between observations: read-only.
+    # the next observation rebuilds it (here, inline: `_offer_view`, `_job_view`, `_block_view`, which a test compares);
+    # a shock drops what it changed. Views are shared between observations: read-only.
     L = w.labs[lab]
     inbox, mine = [], []
     for o in w.live:
         if o.to == lab and o.status == "pending":
             v = o.view
-            if v is None: v = o.view = _offer_view(o)
+            if v is None: v = o.view = {"id": o.id, "from": _LID[o.frm], "to": _LID[o.to], "kind": o.kind, "block": o.block or None,
+                                    "payment": o.payment, "message": o.message, "judge": o.pitch_score, "expires": o.expires,
+                                    "coalition": o.coalition or None, "status": o.status}
             inbox.append(v)
     sent = w.sent.get(lab)
     if sent:
         for o in (sent[-5:] if len(sent) > 5 else sent):
             v = o.view
-            if v is None: v = o.view = _offer_view(o)
+            if v is None: v = o.view = {"id": o.id, "from": _LID[o.frm], "to": _LID[o.to], "kind": o.kind, "block": o.block or None,
+                                        "payment": o.payment, "message": o.message, "judge": o.pitch_score, "expires": o.expires,
+                                        "coalition": o.coalition or None, "status": o.status}
             mine.append(v)
     jobs = []
     for j in L.jobs:
         v = j.view
-        if v is None: v = j.view = _job_view(j)
+        if v is None:
+            v = j.view = {"id": j.id, "gpu_hours": j.gpu_hours, "done_hours": j.done_hours, "value": j.value, "deadline": j.deadline,
+                          "urgency": j.urgency, "min_reliability": j.min_reliability, "partial_credit": j.partial_credit,
+                          "status": j.status, "credited": _trunc(j.credited * 100 + .5) / 100}
         jobs.append(v)
     pp = w.price_pressure
     blocks, pooled, dead = [], None, False
     for b in (w.alive if w.alive_n == len(w.blocks) else _alive(w)):
         if b.hours_left > 0:
             v = b.view
-            if v is None:             # `_block_view(w, b)`, inline (a test compares them)
+            if v is None:
                 o = b.owner
                 v = b.view = {"id": b.id, "gpus": b.gpus, "hours_left": b.hours_left, "reliability": b.reliability,
                               "energy_cost": b.energy_cost, "owner": _LID[o],

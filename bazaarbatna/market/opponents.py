@@ -193,15 +193,19 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
     # one pass sorts the live blocks: `mine` (owned or pooled: it may run them), the exchange's, and the other
     # labs' unpooled ones; every later scan reads a short list (an allocation only lowers `hours_left`)
     mine, exch, others, have = [], [], [], 0
-    for b in (w.alive if w.alive_n == len(w.blocks) else _alive(w)):   # the blocks that may have hours left
-        if b.hours_left > 0:
-            o = b.owner
-            if o == lab: have += b.hours_left; mine.append(b)
-            elif b.pool:
-                mine.append(b)
-                if o == EXCHANGE: exch.append(b)
-            elif o == EXCHANGE: exch.append(b)
-            else: others.append(b)
+    if not jobs:                      # nothing to run or buy: only its own unpooled blocks matter (spares to offer)
+        for b in (w.alive if w.alive_n == len(w.blocks) else _alive(w)):
+            if b.hours_left > 0 and b.owner == lab and not b.pool: mine.append(b)
+    else:
+        for b in (w.alive if w.alive_n == len(w.blocks) else _alive(w)):   # the blocks that may have hours left
+            if b.hours_left > 0:
+                o = b.owner
+                if o == lab: have += b.hours_left; mine.append(b)
+                elif b.pool:
+                    mine.append(b)
+                    if o == EXCHANGE: exch.append(b)
+                elif o == EXCHANGE: exch.append(b)
+                else: others.append(b)
     # run one usable block on the most urgent job
     short, oj = 0, []                 # `oj`: `_open`'s list (empty without open jobs)
     if jobs:
