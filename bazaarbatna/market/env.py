@@ -152,44 +152,32 @@ def observe(w: World, lab: int, task: str = "", views: _Views | None = None, ext
 
 def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict) -> dict:
     # Views of blocks, jobs and offers live on the objects (`view`): whatever changes one sets it to None, and
-    # the next observation rebuilds it (here, inline: `_offer_view`, `_job_view`, `_block_view`, which a test compares);
+    # the next observation rebuilds it (`_offer_view`, `_job_view`, `_block_view`, called on a miss only);
     # a shock drops what it changed. Views are shared between observations: read-only.
     L = w.labs[lab]
     inbox, mine = [], []
     for o in w.live:
         if o.to == lab and o.status == "pending":
             v = o.view
-            if v is None: v = o.view = {"id": o.id, "from": _LID[o.frm], "to": _LID[o.to], "kind": o.kind, "block": o.block or None,
-                                    "payment": o.payment, "message": o.message, "judge": o.pitch_score, "expires": o.expires,
-                                    "coalition": o.coalition or None, "status": o.status}
+            if v is None: v = o.view = _offer_view(o)
             inbox.append(v)
     sent = w.sent.get(lab)
     if sent:
         for o in (sent[-5:] if len(sent) > 5 else sent):
             v = o.view
-            if v is None: v = o.view = {"id": o.id, "from": _LID[o.frm], "to": _LID[o.to], "kind": o.kind, "block": o.block or None,
-                                        "payment": o.payment, "message": o.message, "judge": o.pitch_score, "expires": o.expires,
-                                        "coalition": o.coalition or None, "status": o.status}
+            if v is None: v = o.view = _offer_view(o)
             mine.append(v)
     jobs = []
     for j in L.jobs:
         v = j.view
-        if v is None:
-            v = j.view = {"id": j.id, "gpu_hours": j.gpu_hours, "done_hours": j.done_hours, "value": j.value, "deadline": j.deadline,
-                          "urgency": j.urgency, "min_reliability": j.min_reliability, "partial_credit": j.partial_credit,
-                          "status": j.status, "credited": _trunc(j.credited * 100 + .5) / 100}
+        if v is None: v = j.view = _job_view(j)
         jobs.append(v)
     pp = w.price_pressure
     blocks, pooled, dead = [], None, False
     for b in (w.alive if w.alive_n == len(w.blocks) else _alive(w)):
         if b.hours_left > 0:
             v = b.view
-            if v is None:
-                o = b.owner
-                v = b.view = {"id": b.id, "gpus": b.gpus, "hours_left": b.hours_left, "reliability": b.reliability,
-                              "energy_cost": b.energy_cost, "owner": _LID[o],
-                              "price": (b.base_price if pp == 1. else _trunc(b.base_price * pp * 100 + .5) / 100) if o == EXCHANGE else None,
-                              "pool": b.pool or None}
+            if v is None: v = b.view = _block_view(w, b)
             blocks.append(v)
             if b.pool:
                 if pooled is None: pooled = {}
@@ -393,11 +381,7 @@ class MarketEnv:
         for j in L.jobs:
             cred += j.credited
             if live and j.status == "open": phi += j.value * j.done_hours / j.gpu_hours
-        e = L.budget                  # `wealth`, inline
-        if self.w.coalitions:
-            for c in self.w.coalitions.values():
-                if not c.settled: e += c.money.get(lab, 0.)
-        return e, cred, SHAPING * phi / self.norm[lab]
+        return self.wealth(lab), cred, SHAPING * phi / self.norm[lab]
 
     def utility(self, lab: int = 0) -> float:
         "Normalized utility so far: (credited value + wealth change) / total job value, clipped to [-1, 1]."
@@ -407,19 +391,8 @@ class MarketEnv:
     def _reward(self, lab: int) -> tuple:
         "Reward components since the last call for `lab`, and their sum."
         w0, c0, p0 = self.pre[lab]
-        c1, phi, live = 0., 0., not self.done   # `_account`, inline
-        W = self.w
-        L = W.labs[lab]
-        for j in L.jobs:
-            c1 += j.credited
-            if live and j.status == "open": phi += j.value * j.done_hours / j.gpu_hours
-        w1 = L.budget
-        if W.coalitions:
-            for c in W.coalitions.values():
-                if not c.settled: w1 += c.money.get(lab, 0.)
+        self.pre[lab] = (w1, c1, p1) = self._account(lab)
         n = self.norm[lab]
-        p1 = SHAPING * phi / n
-        self.pre[lab] = (w1, c1, p1)
         m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
         if w1 != w0:
             x = (w1 - w0) / n
@@ -800,16 +773,10 @@ class MarketEnv:
         for j in L.jobs:
             cred += j.credited
             if j.status == "done": done += 1
-        e = L.budget                  # `wealth`, inline
-        if w.coalitions:
-            for c in w.coalitions.values():
-                if not c.settled: e += c.money.get(lab, 0.)
-        w0 = self.wealth0[lab]
-        u = (cred + e - w0) / self.norm[lab]   # `utility`, inline: clipped to [-1, 1] by conditionals
-        u = u if u < 1. else 1.
+        e, w0 = self.wealth(lab), self.wealth0[lab]
         shocks = []
         for x in w.shocks: shocks.append(x["kind"])
-        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(u if u > -1. else -1., 6), "rounds": w.round,
+        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(self.utility(lab), 6), "rounds": w.round,
                 "reason": self.reason, "jobs_done": done, "jobs": len(L.jobs),
                 "value": _round(cred, 2), "wealth_change": _round(e - w0, 2),
                 "trades": st["trades"], "coalitions": st["coalitions"], "breaches": st["breaches"], "pitches": st["pitches"],
