@@ -13,9 +13,9 @@ from .arenas import get_arena
 
 # %% auto #0
 __all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
-           'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'guard_action', 'ladder_price',
-           'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'teacher_policy', 'load_policy_model',
-           'LLMPolicy', 'rollout_batch']
+           'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds', 'guard_action',
+           'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'teacher_policy',
+           'load_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -132,12 +132,17 @@ def _num(x) -> float | None:
     x = float(x)
     return x if math.isfinite(x) and x > 0 else None
 
+def offer_bounds(obs: dict) -> tuple[float | None, float | None]:
+    "(floor, cap) of a buyer's next offer: its own last offer, and min(ask, budget); None where the observation lacks it."
+    caps = [c for c in (_num(obs.get("ask")), _num(obs.get("budget"))) if c is not None]
+    prev = own_offers(obs)
+    return (prev[-1] if prev else None), (min(caps) if caps else None)
+
 def _guard_bazaar(action: dict, obs: dict) -> dict:
     if action.get("action") != "offer" or _num(action.get("price")) is None: return action
-    caps = [c for c in (_num(obs.get("ask")), _num(obs.get("budget"))) if c is not None]
-    p = min([float(action["price"]), *caps])       # never above the ask, never above the budget
-    prev = own_offers(obs)
-    if prev: p = max(prev[-1], p)                  # the invariant wins: never below my own last offer
+    floor, cap = offer_bounds(obs)
+    p = float(action["price"]) if cap is None else min(float(action["price"]), cap)   # never above the ask or the budget
+    if floor is not None: p = max(floor, p)        # the invariant wins: never below my own last offer
     return action if p == action["price"] else {**action, "price": p}
 
 def _guard_market(action: dict, obs: dict) -> dict:
@@ -172,9 +177,8 @@ def price_ladder(obs: dict) -> list[tuple[str, float]]:
     "(label, price) rungs: `LADDER` % of the opening ask within [my last offer, min(ask, budget)), then that cap."
     a0, ask, budget = (_num(obs.get(k)) for k in ("opening_ask", "ask", "budget"))
     if a0 is None or ask is None or budget is None: return []
-    cap = ladder_price(min(ask, budget))
-    prev = own_offers(obs)
-    lo = prev[-1] if prev else 0.0
+    floor, cap = offer_bounds(obs)                 # the guard's range
+    lo, cap = floor or 0.0, ladder_price(cap)
     rungs = [(f"{k}%", ladder_price(a0 * k / 100)) for k in LADDER]
     return [(n, p) for n, p in rungs if lo <= p < cap] + [("ask" if ask <= budget else "budget", cap)]
 

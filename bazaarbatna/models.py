@@ -128,22 +128,13 @@ def generation_mode(model):
 # %% ../nbs/01_models.ipynb #5b6c7359
 def _json_done(text: str) -> bool:
     "Whether `text` (a reply so far) opens with a JSON object that has closed and parses as a dict."
+    from bazaarbatna.core import _balanced_objects
     s = text.lstrip()
     if not s.startswith("{"): return False
-    depth, in_str, esc = 0, False, False
-    for i, ch in enumerate(s):
-        if in_str:
-            if esc: esc = False
-            elif ch == "\\": esc = True
-            elif ch == '"': in_str = False
-        elif ch == '"': in_str = True
-        elif ch == "{": depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                try: return isinstance(json.loads(s[:i + 1]), dict)
-                except ValueError: return False
-    return False
+    end = next((e for _, e in _balanced_objects(s)), None)   # the object opening at 0 closes at `end`
+    if end is None: return False
+    try: return isinstance(json.loads(s[:end]), dict)
+    except ValueError: return False
 
 def json_stop(tokenizer,
               prompt_len: int,  # where the replies start in the rows `generate` passes

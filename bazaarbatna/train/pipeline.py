@@ -175,7 +175,7 @@ def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" o
                                resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), compact=compact,
                                learning_rate=rec["sft"].get("learning_rate"))
     if stage in ("grpo", "all"):
-        from bazaarbatna.train.grpo import train_grpo
+        from bazaarbatna.train.grpo import CONTINUATION, train_grpo
         n = steps if stage == "grpo" and steps else grpo_steps or rec["grpo"]["steps"]
         adapter = str(sft_dir) if sft_dir.exists() else None
         say(f"GRPO: {n} steps from {'the SFT adapter' if adapter else 'the base model'}")
@@ -184,7 +184,7 @@ def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" o
                                  prompts_per_step=g.get("prompts_per_step", 2), learning_rate=g.get("learning_rate", 5e-5),
                                  n_seeds=g.get("n_seeds", 4), resume=resume, hub_repo=hub_repo,
                                  tasks=rec.get("train_tasks"), compact=compact, max_per_episode=g.get("max_per_episode", 6),
-                                 continuation=g.get("continuation", "expert"))
+                                 continuation=g.get("continuation", CONTINUATION))
     dpo_dir = out / "dpo" / "final"
     d = rec.get("dpo", {})
     if stage == "dpo" or (stage == "all" and d.get("enabled", False)):
