@@ -239,11 +239,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
             if b.hours_left > 0:
                 p = _trunc(b.base_price * pp * 100 + .5) / 100   # w.price(b)
                 if p <= room:
-                    v, rel, hl, ec = 0., b.reliability, b.hours_left, b.energy_cost * em   # `_worth`, inline
-                    for mr, need, vph in oj:
-                        if rel < mr: continue
-                        x = (hl if hl < need else need) * (vph - ec)
-                        if x > v: v = x
+                    v = _worth(oj, b, em)
                     if v > p * 1.05 and (fit is None or v - p > fv): fit, fv = (b, p), v - p
         if fit:
             b, p = fit
@@ -254,11 +250,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
         for b in others:              # else the first scripted lab's block both sides would trade
             o = b.owner
             if o not in driven:
-                v, rel, hl, ec = 0., b.reliability, b.hours_left, b.energy_cost * em   # `_worth`, inline
-                for mr, need, vph in oj:
-                    if rel < mr: continue
-                    x = (hl if hl < need else need) * (vph - ec)
-                    if x > v: v = x
+                v = _worth(oj, b, em)
                 if v > 0:
                     cap = buy_cap(w, lab, o, b, v)
                     if cap > 0:

@@ -74,20 +74,23 @@ class _Base:
         if self._rng is None: self._rng = make_rng(self.seed, "policy", self.name)
         return self._rng
 
-def _allocate(obs: dict, jobs=None) -> dict | None:
+def _allocate(obs: dict, jobs=None,
+              runs=None,   # the blocks the lab can run (`runnable`), in observation order, when already listed
+             ) -> dict | None:
     "An allocate_to_job action that runs a usable block on the most urgent open job, if any."
     if jobs is None: jobs = open_jobs(obs)
     if not jobs: return None
     budget, e, me = obs["budget"], obs["market"]["energy_price"], obs["lab"]
-    runs = []
-    if obs["coalitions"]:
-        pools = set()
-        for c in obs["coalitions"]: pools.add(c["id"])
-        for b in obs["blocks"]:
-            if (b["pool"] in pools if b["pool"] else b["owner"] == me): runs.append(b)   # `runnable`
-    else:
-        for b in obs["blocks"]:
-            if b["owner"] == me and not b["pool"]: runs.append(b)
+    if runs is None:
+        runs = []
+        if obs["coalitions"]:
+            pools = set()
+            for c in obs["coalitions"]: pools.add(c["id"])
+            for b in obs["blocks"]:
+                if (b["pool"] in pools if b["pool"] else b["owner"] == me): runs.append(b)   # `runnable`
+        else:
+            for b in obs["blocks"]:
+                if b["owner"] == me and not b["pool"]: runs.append(b)
     for j in (jobs if runs else ()):
         need = j["gpu_hours"] - j["done_hours"]
         best, bs = None, None
@@ -206,15 +209,12 @@ class Expert(_Base):
     "The rule expert: allocate, buy below worth, pool spare blocks in one coalition, never overpay, finish when done."
     name = "expert"
     def reset(self, seed=0):
-        self.seed, self._rng = seed, None   # `_Base.reset`, inline
+        super().reset(seed)
         self.tried, self.countered, self.proposed, self.sell_tried = {}, set(), {}, set()
 
     def act(self, obs):
         me, r, R, budget = obs["lab"], obs["round"], obs["max_rounds"], obs["budget"]
-        jobs = []                     # `open_jobs`, inline
-        for j in obs["jobs"]:
-            if j["status"] == "open" and j["deadline"] >= r: jobs.append(j)
-        if len(jobs) > 1: jobs.sort(key=_deadline)
+        jobs = open_jobs(obs)
         offers, coals = obs["offers"], obs["coalitions"]
         # one pass sorts the blocks: runnable ones (`_allocate`'s), the exchange's, own unpooled ones (spare
         # candidates) and other labs' unpooled ones; with offers, an index by id too
@@ -233,18 +233,7 @@ class Expert(_Base):
             elif ow == "exchange": exch.append(b)
             else: others.append(b)
         e = obs["market"]["energy_price"]
-        if runs and jobs:             # `_allocate`: a usable block on the most urgent open job
-            for j in jobs:
-                need = j["gpu_hours"] - j["done_hours"]
-                best, bs = None, None
-                for b in runs:
-                    if b["reliability"] < j["min_reliability"]: continue
-                    h = b["hours_left"]
-                    if need < h: h = need
-                    if h * b["energy_cost"] * e > budget: continue
-                    s = (b["owner"] == me, h, -b["energy_cost"])   # own blocks first, then the most useful hours
-                    if bs is None or s > bs: best, bs = b, s
-                if best is not None: return {"action": "allocate_to_job", "job": j["id"], "block": best["id"]}
+        if runs and jobs and (a := _allocate(obs, jobs, runs)): return a   # a usable block on the most urgent open job
         memo = {}                     # block id -> (worth, energy bill) this turn
         if offers:
             for b in obs["blocks"]: byid[b["id"]] = b
@@ -270,8 +259,7 @@ class Expert(_Base):
         if jobs:                      # the best exchange buy (without open jobs a block is worth 0: never a buy)
             best, bv = None, 0.
             for b in exch:
-                x = memo.get(b["id"])   # `_we`, inline
-                if x is None: x = memo[b["id"]] = _worth_energy(b, jobs, e)
+                x = _we(memo, b, jobs, e)
                 if b["price"] + x[1] > budget: continue
                 v = x[0] - b["price"]
                 if v > bv: best, bv = b, v
@@ -295,9 +283,7 @@ class Expert(_Base):
         if jobs:
             best, bv = None, 0.
             for b in others:
-                x = memo.get(b["id"])   # `_we`, inline
-                if x is None: x = memo[b["id"]] = _worth_energy(b, jobs, e)
-                w, en = x
+                w, en = _we(memo, b, jobs, e)
                 k = (b["owner"], b["id"])
                 if w > bv and self.tried.get(k, 0) < 3 and .6 * w + en <= budget: best, bv = b, w
             if best is not None:
