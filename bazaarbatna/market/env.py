@@ -125,7 +125,7 @@ assert _LID[EXCHANGE] == "exchange"
 def _job_view(j: Job) -> dict:
     return {"id": j.id, "gpu_hours": j.gpu_hours, "done_hours": j.done_hours, "value": j.value, "deadline": j.deadline,
             "urgency": j.urgency, "min_reliability": j.min_reliability, "partial_credit": j.partial_credit,
-            "status": j.status, "credited": _trunc(j.credited * 100 + .5) / 100}
+            "status": j.status, "credited": _trunc(j.credited * 100. + .5) / 100.}
 
 class _Views:
     "Cache of views by id, each with the fields that can change as its key (views are shared: read-only)."
@@ -141,7 +141,7 @@ def _block_view(w: World, b: Block) -> dict:
     ex = b.owner == EXCHANGE
     return {"id": b.id, "gpus": b.gpus, "hours_left": b.hours_left, "reliability": b.reliability,
             "energy_cost": b.energy_cost, "owner": _LID[b.owner],
-            "price": (b.base_price if w.price_pressure == 1. else _trunc(b.base_price * w.price_pressure * 100 + .5) / 100) if ex else None,
+            "price": (b.base_price if w.price_pressure == 1. else _trunc(b.base_price * w.price_pressure * 100. + .5) / 100.) if ex else None,
             "pool": b.pool or None}   # price: w.price(b), which is the list price (cents) itself at pressure 1
 
 def observe(w: World, lab: int, task: str = "", views: _Views | None = None, extra: dict | None = None) -> dict:
@@ -213,8 +213,8 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
     x = L.budget                      # `_r2`, inline
     obs = tp[5].copy()                # a copy of the template (a display of 18 keys grows its dict key by key)
     obs["round"] = w.round
-    obs["budget"] = _trunc(x * 100 + .5) / 100 if x >= 0 else -_trunc(.5 - x * 100) / 100
-    obs["escrow"] = _trunc(esc * 100 + .5) / 100 if esc else 0.; obs["reputation"] = L.reputation
+    obs["budget"] = _trunc(x * 100. + .5) / 100. if x >= 0. else -_trunc(.5 - x * 100.) / 100.
+    obs["escrow"] = _trunc(esc * 100. + .5) / 100. if esc else 0.; obs["reputation"] = L.reputation
     obs["jobs"] = jobs; obs["blocks"] = blocks; obs["offers"] = inbox; obs["my_offers"] = mine
     obs["coalitions"] = coal; obs["events"] = w.events[-6:]
     return obs
@@ -256,9 +256,9 @@ def _err(field, msg): return ActionError("invalid_now", field, msg)
 
 def _r2(x):
     "`round(x, 2)` (half away from zero) without `round`'s string round trip."
-    return _trunc(x * 100 + .5) / 100 if x >= 0 else -_trunc(.5 - x * 100) / 100
+    return _trunc(x * 100. + .5) / 100. if x >= 0. else -_trunc(.5 - x * 100.) / 100.
 
-def _r6(x): return _trunc(x * 1e6 + .5) / 1e6 if x >= 0 else -_trunc(.5 - x * 1e6) / 1e6
+def _r6(x): return _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
 
 def _fast_fields(fields) -> tuple | None:
     "(name, is_string, required, lo, hi, max_len) per field for `_parse`'s fast path, or None if one needs the full check."
@@ -396,13 +396,13 @@ class MarketEnv:
         m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
         if w1 != w0:
             x = (w1 - w0) / n
-            m = _trunc(x * 1e6 + .5) / 1e6 if x >= 0 else -_trunc(.5 - x * 1e6) / 1e6
+            m = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
         if c1 != c0:
             x = (c1 - c0) / n
-            jv = _trunc(x * 1e6 + .5) / 1e6 if x >= 0 else -_trunc(.5 - x * 1e6) / 1e6
+            jv = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
         if p1 != p0:
             x = p1 - p0
-            ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0 else -_trunc(.5 - x * 1e6) / 1e6
+            ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
         self._raw = x = m + jv + ps   # = sum(comp.values()), before clipping
         x = x if x < 1. else 1.       # = max(-1., min(1., x)): min/max with keywords-capable signatures are slow calls
         return {"money": m, "job_value": jv, "progress_shaping": ps}, x if x > -1. else -1.
@@ -742,7 +742,7 @@ class MarketEnv:
                 g = w.labs[i].goodwill
                 for d in driven:
                     if g[d]:
-                        g[d] = x = _trunc(g[d] * 8000 + .5) / 10000   # round(g * .8, 4); goodwill >= 0
+                        g[d] = x = _trunc(g[d] * 8000. + .5) / 10000.   # round(g * .8, 4); goodwill >= 0
                         if x: left = True
             w.goodwill_live = left
         w.round = r + 1

@@ -56,9 +56,9 @@ def sell_floor(w: World, lab: int, buyer: int, b: Block,
     if v is None: v = worth(w, lab, b)
     x = b.hours_left * BASE_PRICE * .8 * w.price_pressure
     basis = x if x > v else v         # max(v, x): conditionals, not the slow min/max calls
-    rep = 1 + .3 * (.6 - w.labs[buyer].reputation)
-    lo, x = v * 1.02 + .01, basis * SELL_MARGIN[L.archetype] * (1 + .4 * (.5 - L.trust[buyer]) - .1 * L.goodwill[buyer]) * rep   # `_adj`, inline
-    return _trunc((x if x > lo else lo) * 100 + .5) / 100   # rounded to cents
+    rep = 1. + .3 * (.6 - w.labs[buyer].reputation)
+    lo, x = v * 1.02 + .01, basis * SELL_MARGIN[L.archetype] * (1. + .4 * (.5 - L.trust[buyer]) - .1 * L.goodwill[buyer]) * rep   # `_adj`, inline
+    return _trunc((x if x > lo else lo) * 100. + .5) / 100.   # rounded to cents
 
 def buy_cap(w: World, lab: int, seller: int, b: Block,
             v: float | None = None,  # `worth(w, lab, b)` when already known
@@ -66,12 +66,12 @@ def buy_cap(w: World, lab: int, seller: int, b: Block,
     "Most `lab` pays `seller` for `b`; never above 0.95 of its worth, nor the budget."
     L = w.labs[lab]
     if v is None: v = worth(w, lab, b)
-    if v <= 0: return 0.
-    offer = v * BUY_FACTOR[L.archetype] * (2 - (1 + .4 * (.5 - L.trust[seller]) - .1 * L.goodwill[seller]))   # `_adj`, inline
+    if v <= 0.: return 0.
+    offer = v * BUY_FACTOR[L.archetype] * (2. - (1. + .4 * (.5 - L.trust[seller]) - .1 * L.goodwill[seller]))   # `_adj`, inline
     x = v * .95                       # max(0., min(v * .95, offer, budget - 1))
     if offer < x: x = offer
-    if L.budget - 1 < x: x = L.budget - 1
-    return _trunc(x * 100 + .5) / 100 if x > 0. else 0.
+    if L.budget - 1. < x: x = L.budget - 1.
+    return _trunc(x * 100. + .5) / 100. if x > 0. else 0.
 
 # %% ../../nbs/21_market_opponents.ipynb #ef12b906
 _SAY = {
@@ -219,7 +219,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                     c = w.coalitions.get(b.pool)
                     if c is None or c.settled or lab not in c.members: continue
                 h = b.hours_left if b.hours_left < jn else jn
-                if L.budget >= _trunc(h * b.energy_cost * em * 10000 + .5) / 10000:   # `energy_bill`
+                if L.budget >= _trunc(h * b.energy_cost * em * 10000. + .5) / 10000.:   # `energy_bill`
                     h = allocate(w, lab, b, j)
                     if b.owner == lab: have -= h
                     break
@@ -233,11 +233,11 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                 if j.status == "open": oj.append((j.min_reliability, jn, j.value / j.gpu_hours))
         if need > have: short = need - have
     if short > 0:
-        em, pp, room = w.energy_mult, w.price_pressure, L.budget - 1
+        em, pp, room = w.energy_mult, w.price_pressure, L.budget - 1.
         fit, fv = None, 0.            # the exchange block with the most worth over its price
         for b in exch:
             if b.hours_left > 0:
-                p = _trunc(b.base_price * pp * 100 + .5) / 100   # w.price(b)
+                p = _trunc(b.base_price * pp * 100. + .5) / 100.   # w.price(b)
                 if p <= room:
                     v = _worth(oj, b, em)
                     if v > p * 1.05 and (fit is None or v - p > fv): fit, fv = (b, p), v - p
@@ -251,9 +251,9 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
             o = b.owner
             if o not in driven:
                 v = _worth(oj, b, em)
-                if v > 0:
+                if v > 0.:
                     cap = buy_cap(w, lab, o, b, v)
-                    if cap > 0:
+                    if cap > 0.:
                         sj = theirs.get(o)
                         if sj is None: sj = theirs[o] = _open(w, o)
                         floor = sell_floor(w, o, lab, b, _worth(sj, b, em))
@@ -269,7 +269,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
         for b in others:
             if b.owner == to:
                 cap = buy_cap(w, lab, to, b, _worth(oj, b, em))
-                if cap > 0:
+                if cap > 0.:
                     p = _round(cap * (.9 if L.archetype == "deadline_panicked" else .75), 2)
                     offers.append(Offer(w.new_id("O"), lab, to, "buy", b.id, p, r, r + 2,
                                         f"We'd buy {b.id} for {p:.0f}." + (" Our deadline is close!" if L.archetype == "deadline_panicked" else "")))
@@ -277,10 +277,10 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                     return events, offers
     em, spare = w.energy_mult, []
     for b in mine:
-        if b.owner == lab and not b.pool and b.hours_left > 0 and (not oj or _worth(oj, b, em) <= 0): spare.append(b)
+        if b.owner == lab and not b.pool and b.hours_left > 0 and (not oj or _worth(oj, b, em) <= 0.): spare.append(b)
     if spare:
         b = spare[_below(rng, len(spare))]
-        p = _trunc(max(1., sell_floor(w, lab, to, b, 0.)) * 110 + .5) / 100
+        p = _trunc(max(1., sell_floor(w, lab, to, b, 0.)) * 110. + .5) / 100.
         offers.append(Offer(w.new_id("O"), lab, to, "sell", b.id, p, r, r + 2,
                             pitch(L.archetype, b, p)))
         L.last_offer_round = r

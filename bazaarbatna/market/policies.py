@@ -255,7 +255,7 @@ class Expert(_Base):
                     if p >= .01: return {"action": "counter_offer", "offer": o["id"], "payment": p}
             elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:
                 w = _we(memo, b, jobs, e)[0]
-                if (w <= 0 and o["payment"] > 0) or o["payment"] > 1.2 * w: return {"action": "accept_offer", "offer": o["id"]}
+                if (w <= 0. and o["payment"] > 0) or o["payment"] > 1.2 * w: return {"action": "accept_offer", "offer": o["id"]}
         if jobs:                      # the best exchange buy (without open jobs a block is worth 0: never a buy)
             best, bv = None, 0.
             for b in exch:
@@ -266,7 +266,7 @@ class Expert(_Base):
             if best is not None: return {"action": "reserve_capacity", "block": best["id"]}
             spare = []
             for b in own:
-                if _we(memo, b, jobs, e)[0] <= 0: spare.append(b)
+                if _we(memo, b, jobs, e)[0] <= 0.: spare.append(b)
         else: spare = own
         if len(obs["labs"]) >= 2 and r < R - 3:
             if not obs["coalitions"] and jobs and len(self.proposed) < 2:

@@ -154,7 +154,7 @@ class World:
 
     def price(self, b: Block) -> float:
         "Current exchange price of `b`."
-        return _trunc(b.base_price * self.price_pressure * 100 + .5) / 100   # = round(…, 2) for x >= 0, without round's string round trip
+        return _trunc(b.base_price * self.price_pressure * 100. + .5) / 100.   # = round(…, 2) for x >= 0, without round's string round trip
 
     def money_in_play(self) -> float:
         "Budgets + ledger accounts + coalition pools."
@@ -254,9 +254,9 @@ _SHAPE = tuple((g, d, g * d, tuple(int(g * d * BASE_PRICE * (55 + 60 * r) + .5) 
 
 def _block(rng, bid, owner):
     rnd = rng.random
-    g, d, c, prices = _SHAPE[_trunc(rnd() * 5) * 3 + _trunc(rnd() * 3)]
-    k = _trunc(rnd() * 38)
-    return Block(bid, g, d, _REL[k], _ENERGY[_trunc(rnd() * 151)], owner, prices[k], c)
+    g, d, c, prices = _SHAPE[_trunc(rnd() * 5.) * 3 + _trunc(rnd() * 3.)]
+    k = _trunc(rnd() * 38.)
+    return Block(bid, g, d, _REL[k], _ENERGY[_trunc(rnd() * 151.)], owner, prices[k], c)
 
 def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, supply_ratio, exchange_share, budget_frac, n_shocks, archetypes
                    seed: int,  # the episode seed
@@ -287,20 +287,20 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
         dlo, span, urg, nu = (dlo1, span1, _URGENCY_PANIC, 31) if panicked else (dlo0, span0, _URGENCY, 71)
         jid = _JID[i]
         for k in range(lo + t(rnd() * (hi - lo + 1))):
-            hours = _HOURS[t(rnd() * 5)]
+            hours = _HOURS[t(rnd() * 5.)]
             urgency = urg[t(rnd() * nu)]
             deadline = dlo + t(rnd() * span)
-            value = t(hours * (19 + 11 * rnd()) + .5) / 10
+            value = t(hours * (19. + 11. * rnd()) + .5) / 10.
             j = new(Job)              # = Job(id, i, hours, value, deadline, urgency, min_rel, partial), fields set directly
             j.id = jid[k] if k < 8 else f"J{i}{k}"; j.owner = i; j.gpu_hours = hours; j.value = value; j.deadline = deadline
-            j.urgency = urgency; j.min_reliability = _MIN_REL[t(rnd() * 5)]; j.partial_credit = _PARTIAL[t(rnd() * 3)]
+            j.urgency = urgency; j.min_reliability = _MIN_REL[t(rnd() * 5.)]; j.partial_credit = _PARTIAL[t(rnd() * 3.)]
             j.done_hours = 0; j.status = "open"; j.credited = 0.0; j.view = None
             jobs.append(j)
             total += value; need += hours
-        budget = t(total * frac * (80 + 40 * rnd()) + .5) / 100
+        budget = t(total * frac * (80. + 40. * rnd()) + .5) / 100.
         money += budget
         L = new(Lab)                  # = Lab(i, name, archetype, budget, reputation, jobs, trust, grudge, goodwill, refused_at)
-        L.idx = i; L.name = LAB_NAMES[i]; L.archetype = arch[i]; L.budget = budget; L.reputation = _REPUTATION[t(rnd() * 26)]
+        L.idx = i; L.name = LAB_NAMES[i]; L.archetype = arch[i]; L.budget = budget; L.reputation = _REPUTATION[t(rnd() * 26.)]
         L.jobs = jobs; L.trust = [.5] * n; L.grudge = [0] * n; L.goodwill = [0.] * n; L.refused_at = [-99] * n
         L.last_offer_round = -99; L.betray_at = -1
         labs.append(L)
@@ -308,11 +308,11 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
     share, target = cfg.exchange_share, cfg.supply_ratio * need
     while cap < target:
         owner = EXCHANGE if rnd() < share else t(rnd() * n)
-        g, d, c, prices = _SHAPE[t(rnd() * 5) * 3 + t(rnd() * 3)]
-        r = t(rnd() * 38)
+        g, d, c, prices = _SHAPE[t(rnd() * 5.) * 3 + t(rnd() * 3.)]
+        r = t(rnd() * 38.)
         bid = _BID[k] if k < 64 else f"B{k}"; k += 1
         blocks[bid] = b = new(Block)  # = Block(bid, g, d, rel, energy, owner, price, c), fields set directly
-        b.id = bid; b.gpus = g; b.duration = d; b.reliability = _REL[r]; b.energy_cost = _ENERGY[t(rnd() * 151)]; b.owner = owner
+        b.id = bid; b.gpus = g; b.duration = d; b.reliability = _REL[r]; b.energy_cost = _ENERGY[t(rnd() * 151.)]; b.owner = owner
         b.base_price = prices[r]; b.hours_left = c; b.pool = ""; b.failed = False; b.paid = 0.0; b.view = None
         cap += c
     w = World(labs, blocks, R, plan_shocks(cfg, seed, rng), accounts={"exchange": 0.0, "energy": 0.0, "shock": 0.0},
@@ -403,7 +403,7 @@ def _alive(w: World) -> list:
 
 def energy_bill(w: World, b: Block, hours: int) -> float:
     "Energy cost of running `hours` of `b` now."
-    return _trunc(hours * b.energy_cost * w.energy_mult * 10000 + .5) / 10000   # rounded to 4 places (x >= 0)
+    return _trunc(hours * b.energy_cost * w.energy_mult * 10000. + .5) / 10000.   # rounded to 4 places (x >= 0)
 
 def usable(w: World, lab: int, b: Block, job: Job) -> bool:
     "Can `lab` run `job` on `b` (owned or pooled with it, reliable enough, hours left)?"
@@ -420,8 +420,8 @@ def allocate(w: World, lab: int, b: Block, job: Job, hours: int | None = None) -
     if hours is not None and hours < h: h = hours
     if need < h: h = need
     if h <= 0: return 0
-    cost = _trunc(h * b.energy_cost * w.energy_mult * 10000 + .5) / 10000   # energy_bill, and the transfer, inline
-    if cost > 0:
+    cost = _trunc(h * b.energy_cost * w.energy_mult * 10000. + .5) / 10000.   # energy_bill, and the transfer, inline
+    if cost > 0.:
         w.labs[lab].budget -= cost; w.accounts["energy"] += cost
     b.hours_left = hl = b.hours_left - h
     v = b.view                        # views are shared and read-only: a changed one is a patched copy (`dict.copy`
@@ -439,7 +439,7 @@ def allocate(w: World, lab: int, b: Block, job: Job, hours: int | None = None) -
         c.usage[key] = c.usage.get(key, 0) + h
     if job.done_hours >= job.gpu_hours:
         job.status = "done"
-        job.credited = _trunc(job.value * (1 - URGENCY_DECAY * job.urgency * w.round / w.max_rounds) * 10000 + .5) / 10000
+        job.credited = _trunc(job.value * (1. - URGENCY_DECAY * job.urgency * w.round / w.max_rounds) * 10000. + .5) / 10000.
     return h
 
 def trade(w: World, seller: int, buyer: int, b: Block, payment: float):
@@ -457,7 +457,7 @@ def expire_jobs(w: World, final: bool = False) -> list:
             if j.status == "open":
                 if final or r > j.deadline:
                     j.status, j.view = "expired", None
-                    j.credited = _trunc(j.value * j.partial_credit * j.done_hours / j.gpu_hours * 10000 + .5) / 10000
+                    j.credited = _trunc(j.value * j.partial_credit * j.done_hours / j.gpu_hours * 10000. + .5) / 10000.
                     out.append(j)
                 elif j.deadline < nxt: nxt = j.deadline
     w.expiry = nxt      # jobs only leave the open set, so nothing expires while round <= nxt
