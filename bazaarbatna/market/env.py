@@ -199,19 +199,20 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
                     hit = cache[(c.id, lab)] = (key, {"id": c.id, "members": [f"L{k}" for k in c.members], "rate": c.rate,
                                                       "my_escrow": _round(m, 2), "pooled": pl or []})
                 coal.append(hit[1])
-    em, ns, rv = w.energy_mult, len(w.shocks), w.rep_version
+    em = w.energy_mult
+    key = (w.rep_version, pp, em, len(w.shocks))   # what the template shows that can change (one tuple compare)
     tk = lab if template is _OBS_ENV else ~lab   # the lab's template: the keys in order, with what changes rarely filled in
     tp = cache.get(tk)
-    if tp is None or tp[0] != rv or tp[1] != pp or tp[2] != em or tp[3] != ns or tp[4] is not w:
+    if tp is None or tp[0] != key or tp[1] is not w:
         t = template.copy()           # made again when a reputation, the market or the shocks change
         t["task"] = task; t["max_rounds"] = w.max_rounds; t["lab"] = _LID[lab]; t["name"] = L.name
         labs = []
         for k in w.labs:
             if k.idx != lab: labs.append({"id": _LID[k.idx], "name": k.name, "reputation": k.reputation})
         t["labs"] = labs; t["market"] = {"price_pressure": pp, "energy_price": em}; t["shocks"] = list(w.shocks)
-        tp = cache[tk] = (rv, pp, em, ns, w, t)
+        tp = cache[tk] = (key, w, t)
     x = L.budget                      # `_r2`, inline
-    obs = tp[5].copy()                # a copy of the template (a display of 18 keys grows its dict key by key)
+    obs = tp[2].copy()                # a copy of the template (a display of 18 keys grows its dict key by key)
     obs["round"] = w.round
     obs["budget"] = _trunc(x * 100. + .5) / 100. if x >= 0. else -_trunc(.5 - x * 100.) / 100.
     obs["escrow"] = _trunc(esc * 100. + .5) / 100. if esc else 0.; obs["reputation"] = L.reputation

@@ -315,11 +315,15 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
         b.id = bid; b.gpus = g; b.duration = d; b.reliability = _REL[r]; b.energy_cost = _ENERGY[t(rnd() * 151.)]; b.owner = owner
         b.base_price = prices[r]; b.hours_left = c; b.pool = ""; b.failed = False; b.paid = 0.0; b.view = None
         cap += c
-    w = World(labs, blocks, R, plan_shocks(cfg, seed, rng), accounts={"exchange": 0.0, "energy": 0.0, "shock": 0.0},
-              offers={}, live=[], sent={}, coalitions={}, shocks=[], events=[], goodwill_live=False)   # no default factory calls
+    w = new(World)                    # = World(labs, blocks, R, plan_shocks(…), goodwill_live=False): every field set
+    w.labs = labs; w.blocks = blocks; w.max_rounds = R; w.shock_plan = plan_shocks(cfg, seed, rng)
+    w.round = 0; w.price_pressure = 1.0; w.energy_mult = 1.0; w.energy_until = -1
+    w.accounts = {"exchange": 0.0, "energy": 0.0, "shock": 0.0}
+    w.offers = {}; w.live = []; w.sent = {}; w.coalitions = {}; w.shocks = []; w.events = []
     w.money_total = money + 0.0    # = w.money_in_play() at the start: budgets only
     w.hours_total = cap            # = w.hours_in_play() at the start: every block's hours
-    w.next_id = 100
+    w.hours_failed = 0; w.next_id = 100; w.expiry = -1; w.rep_version = 0
+    w.alive = None; w.alive_n = -1; w.goodwill_live = False
     return w
 
 # %% ../../nbs/20_market_world.ipynb #6b0a667f
