@@ -199,12 +199,6 @@ class Retaliator(NoNegotiation):
         return super().act(obs)
 
 # %% ../../nbs/24_market_policies.ipynb #56604e28
-def _we(memo: dict, b: dict, jobs: list, e: float) -> tuple:
-    "(worth, energy bill) of block view `b` (`_worth_energy`), memoized in `memo` by block id for one turn."
-    x = memo.get(b["id"])
-    if x is None: x = memo[b["id"]] = _worth_energy(b, jobs, e)
-    return x
-
 class Expert(_Base):
     "The rule expert: allocate, buy below worth, pool spare blocks in one coalition, never overpay, finish when done."
     name = "expert"
@@ -234,7 +228,6 @@ class Expert(_Base):
             else: others.append(b)
         e = obs["market"]["energy_price"]
         if runs and jobs and (a := _allocate(obs, jobs, runs)): return a   # a usable block on the most urgent open job
-        memo = {}                     # block id -> (worth, energy bill) this turn
         if offers:
             for b in obs["blocks"]: byid[b["id"]] = b
             allied = set()
@@ -244,7 +237,7 @@ class Expert(_Base):
             if o["kind"] == "coalition":
                 if o["from"] not in allied: return {"action": "accept_offer", "offer": o["id"]}
             elif o["kind"] == "sell" and b is not None and b["owner"] == o["from"] and not b["pool"]:
-                w, en = _we(memo, b, jobs, e)
+                w, en = _worth_energy(b, jobs, e)
                 if o["payment"] <= .8 * w and o["payment"] + en <= budget: return {"action": "accept_offer", "offer": o["id"]}
                 if o["id"] not in self.countered and w > 0 and o["payment"] <= 1.6 * w:
                     self.countered.add(o["id"])
@@ -254,19 +247,19 @@ class Expert(_Base):
                     p = _round(min(.7 * w, budget - en), 2)
                     if p >= .01: return {"action": "counter_offer", "offer": o["id"], "payment": p}
             elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:
-                w = _we(memo, b, jobs, e)[0]
+                w = _worth_energy(b, jobs, e)[0]
                 if (w <= 0. and o["payment"] > 0) or o["payment"] > 1.2 * w: return {"action": "accept_offer", "offer": o["id"]}
         if jobs:                      # the best exchange buy (without open jobs a block is worth 0: never a buy)
             best, bv = None, 0.
             for b in exch:
-                x = _we(memo, b, jobs, e)
+                x = _worth_energy(b, jobs, e)
                 if b["price"] + x[1] > budget: continue
                 v = x[0] - b["price"]
                 if v > bv: best, bv = b, v
             if best is not None: return {"action": "reserve_capacity", "block": best["id"]}
             spare = []
             for b in own:
-                if _we(memo, b, jobs, e)[0] <= 0.: spare.append(b)
+                if _worth_energy(b, jobs, e)[0] <= 0.: spare.append(b)
         else: spare = own
         if len(obs["labs"]) >= 2 and r < R - 3:
             if not obs["coalitions"] and jobs and len(self.proposed) < 2:
@@ -281,15 +274,15 @@ class Expert(_Base):
             if obs["coalitions"] and spare:
                 return {"action": "commit_to_coalition", "coalition": obs["coalitions"][0]["id"], "block": spare[0]["id"]}
         if jobs:
-            best, bv = None, 0.
+            best, bv, ben = None, 0., 0.
             for b in others:
-                w, en = _we(memo, b, jobs, e)
+                w, en = _worth_energy(b, jobs, e)
                 k = (b["owner"], b["id"])
-                if w > bv and self.tried.get(k, 0) < 3 and .6 * w + en <= budget: best, bv = b, w
+                if w > bv and self.tried.get(k, 0) < 3 and .6 * w + en <= budget: best, bv, ben = b, w, en
             if best is not None:
                 k = (best["owner"], best["id"])
                 n = self.tried.get(k, 0); self.tried[k] = n + 1
-                p = _round(min(budget - _we(memo, best, jobs, e)[1], (.6 + .1 * n) * bv), 2)
+                p = _round(min(budget - ben, (.6 + .1 * n) * bv), 2)
                 return {"action": "send_offer", "target": best["owner"], "block": best["id"], "payment": p,
                         "message": f"We can pay {p:.0f} now for the {best['hours_left']} GPU-hours of {best['id']}; "
                                    f"a fair price for you, and we deliver on our commitments."}
