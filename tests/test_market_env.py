@@ -433,12 +433,17 @@ def test_fast_round_matches_round():
 
 
 def test_generated_objects_equal_constructed_ones():
-    "`generate_world` sets the fields of its jobs, blocks and labs directly (no `__init__`): each equals what the constructor makes."
+    "`generate_world` sets the fields of its world, jobs, blocks and labs directly (no `__init__`): each equals what the constructor makes."
     import dataclasses
-    from bazaarbatna.market.world import generate_world
+    from bazaarbatna.market.world import generate_world, World
     for task, cfg in TASKS.items():
         for seed in list(range(30)) + [-7, 10**9]:
             w = generate_world(cfg, seed)
+            fields = dataclasses.fields(World)
+            y = World(w.labs, w.blocks, w.max_rounds, w.shock_plan, goodwill_live=False)   # the constructor, defaults included
+            y.money_total, y.hours_total, y.next_id = w.money_in_play(), w.hours_in_play(), 100
+            assert y == w and repr(y) == repr(w), task
+            assert [(f.name, repr(getattr(y, f.name))) for f in fields] == [(f.name, repr(getattr(w, f.name))) for f in fields], task
             for x in [*w.blocks.values(), *w.labs, *(j for l in w.labs for j in l.jobs)]:
                 y = type(x)(**{f.name: getattr(x, f.name) for f in dataclasses.fields(x)})
                 assert y == x and repr(y) == repr(x) and (not hasattr(x, "view") or x.view is None)
