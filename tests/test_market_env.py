@@ -417,6 +417,16 @@ def test_fast_action_parse_matches_the_schema(raw):
     assert a == b and (a[0] == "error" or [type(v) for v in a[1].values()] == [type(v) for v in b[1].values()])
 
 
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(list("0123456789.%  \t\nab") + ["\u0663", "\u2003", "99", "100", "12.5", " " * 13]), max_size=60).map("".join))
+def test_pct_claims_match_the_regex_scan(text):
+    "`judge._pct_claims` (the regex run in a window before each '%') finds what `_PCT.finditer` finds on the whole text."
+    from bazaarbatna.market.judge import _pct_claims, _PCT
+    assert _pct_claims(text) == [m.group(1) for m in _PCT.finditer(text)]
+    for t in ("at 95% and 12.5 % and 1234%", "x" * 30 + "12" + " " * 20 + "%", "99.12345678901234%", "%%12%", "\u0663\u0664%", "7.5%"):
+        assert _pct_claims(t) == [m.group(1) for m in _PCT.finditer(t)], t
+
+
 def test_fast_round_matches_round():
     "`world._round` (rounding by `floor` away from ties) returns what `round` returns, bit for bit."
     import math, random

@@ -28,6 +28,24 @@ _PENALTIES = (
 _DIGIT0 = bytes.maketrans(b"123456789", b"000000000")   # on UTF-8 bytes: only ASCII digits are bytes 0x31-0x39
 
 _G99 = re.compile(r"\bguaranteed 99\b")
+_CLAIM_WINDOW = 12   # characters searched before a '%' ("100.25  %" fits); a longer run of digits, dots and spaces: the full scan
+
+def _pct_claims(text: str) -> list:
+    "`[m.group(1) for m in _PCT.finditer(text)]`, with the regex run only in a short window before each '%' (a scan costs ~150 instructions a character)."
+    # A match ends at a '%' and before it holds only digits, dots and spaces (`\d`, `.`, `\s`), so each '%' ends at most
+    # one match: the one starting leftmost in the run of those characters just before it. A window that starts after
+    # the previous '%' or after a character outside that class holds the whole run: the search finds the same match.
+    out, lo, p = [], 0, text.find("%")
+    while p >= 0:
+        s = p - _CLAIM_WINDOW
+        if s <= lo: s = lo
+        else:
+            c = text[s - 1]
+            if c.isdecimal() or c.isspace() or c == ".": return [m.group(1) for m in _PCT.finditer(text)]
+        m = _PCT.search(text, s, p + 1)
+        if m is not None: out.append(m.group(1))
+        lo, p = p + 1, text.find("%", p + 1)
+    return out
 
 def _memo_key(text: str, facts: dict | None, repeated: bool) -> tuple:
     "A key shared by texts that score the same: ASCII digits zeroed, plus what the two digit-reading rules see."
@@ -37,8 +55,8 @@ def _memo_key(text: str, facts: dict | None, repeated: bool) -> tuple:
         if "99" in text: g99 = len(_G99.findall(text.lower()))
         rel = (facts or {}).get("reliability")
         if rel is not None and "%" in text:
-            for m in _PCT.finditer(text):   # lower() never makes or removes a digit, a space or '%': same matches
-                if float(m.group(1)) / 100 > rel + .05: false_claim = True; break
+            for g in _pct_claims(text):   # lower() never makes or removes a digit, a space or '%': same matches
+                if float(g) / 100 > rel + .05: false_claim = True; break
     return (text.encode("utf-8", "surrogatepass").translate(_DIGIT0), g99, false_claim, repeated)   # bytes.translate: a C table lookup
 
 class RuleJudge:
@@ -82,8 +100,8 @@ class RuleJudge:
             if letters > 10 and upper > .5 * letters: s -= .2; why["shouting"] = -.2
         rel = (facts or {}).get("reliability")
         if rel is not None:
-            for m in _PCT.finditer(t):
-                if float(m.group(1)) / 100 > rel + .05: s -= .3; why["false_claim"] = -.3; break
+            for g in _pct_claims(t):
+                if float(g) / 100 > rel + .05: s -= .3; why["false_claim"] = -.3; break
         if repeated: s *= .3; why["repeated"] = "x0.3"
         return round(min(1., max(0., s)), 3), why
 
