@@ -427,6 +427,14 @@ def test_pct_claims_match_the_regex_scan(text):
         assert _pct_claims(t) == [m.group(1) for m in _PCT.finditer(t)], t
 
 
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(["guaranteed 99", "guaranteed 999", "guaranteed 9", "x", "_", " ", "9", "\u0663", "\u00e9", ".", "%"]), max_size=12).map("".join))
+def test_g99_counts_like_the_regex(text):
+    "`judge._g99` (by `str.find`) counts what `_G99.findall` finds."
+    from bazaarbatna.market.judge import _g99, _G99
+    assert _g99(text) == len(_G99.findall(text))
+
+
 def test_fast_round_matches_round():
     "`world._round` (rounding by `floor` away from ties) returns what `round` returns, bit for bit."
     import math, random

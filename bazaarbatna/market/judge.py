@@ -28,6 +28,14 @@ _PENALTIES = (
 _DIGIT0 = bytes.maketrans(b"123456789", b"000000000")   # on UTF-8 bytes: only ASCII digits are bytes 0x31-0x39
 
 _G99 = re.compile(r"\bguaranteed 99\b")
+def _g99(t: str) -> int:
+    "`len(_G99.findall(t))`: how often 'guaranteed 99' stands between non-word characters in `t`, found by `str.find` (the regex scan costs ~150 instructions a character)."
+    n, i = 0, t.find("guaranteed 99")
+    while i >= 0:                     # `\b`: no letter, digit or '_' just before or after (occurrences cannot overlap)
+        if (i == 0 or not (t[i - 1].isalnum() or t[i - 1] == "_")) and (i + 13 == len(t) or not (t[i + 13].isalnum() or t[i + 13] == "_")): n += 1
+        i = t.find("guaranteed 99", i + 13)
+    return n
+
 _CLAIM_WINDOW = 8    # characters searched before a '%' ("100.25 %" fits), more when digits, dots or spaces go on before them
 
 def _pct_claims(text: str) -> list:
@@ -53,7 +61,7 @@ def _memo_key(text: str, facts: dict | None, repeated: bool) -> tuple:
     if not text: return (text, 0, False, repeated)
     g99, false_claim = 0, False
     if "%" in text or "99" in text:
-        if "99" in text: g99 = len(_G99.findall(text.lower()))
+        if "99" in text: g99 = _g99(text.lower())
         rel = (facts or {}).get("reliability")
         if rel is not None and "%" in text:
             for g in _pct_claims(text):   # lower() never makes or removes a digit, a space or '%': same matches
