@@ -711,7 +711,7 @@ class MarketEnv:
         w, r = self.w, self.w.round
         n, driven, turns = len(w.labs), self.driven, self.transcript._raw   # turns as tuples (`_Transcript`)
         order = _ORDERS.get((n, driven))
-        if order is None: order = _ORDERS[(n, driven)] = tuple(tuple(i for i in ((k + q) % n for k in range(n)) if i not in driven) for q in range(n))
+        if order is None: order = _ORDERS[(n, driven)] = _turn_order(n, driven)
         scripted = order[0]           # the scripted labs in index order
         for i in order[r % n]:        # = (k + r) % n for k in range(n), driven labs skipped
             events, offers = opponent_act(w, i, self.rng, driven)
@@ -813,7 +813,12 @@ class MarketEnv:
         return res
 
 _HANDLERS = {name: getattr(MarketEnv, "_h_" + name) for name in ACTION_SCHEMA.actions}  # action -> handler
-_ORDERS = {}   # (n labs, driven) -> per `round % n`, the scripted labs in the order they act
+_ORDERS = {}   # (n labs, driven) -> `_turn_order(n, driven)`
+
+# its own function: inside `_advance` these generators would make `n` and `driven` closure cells (slower to read every step)
+def _turn_order(n: int, driven: tuple) -> tuple:
+    "Per `round % n`, the scripted labs in the order they act: (k + round) % n for k in range(n), driven labs skipped."
+    return tuple(tuple(i for i in ((k + q) % n for k in range(n)) if i not in driven) for q in range(n))
 
 # %% ../../nbs/23_market_env.ipynb #ba41537a
 def make_env(task: str = "market_round",  # a name in TASKS

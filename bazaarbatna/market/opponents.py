@@ -284,8 +284,11 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
         offers.append(Offer(w.new_id("O"), lab, to, "sell", b.id, p, r, r + 2,
                             pitch(L.archetype, b, p)))
         L.last_offer_round = r
-        if L.archetype == "cooperative" and not any(lab in c.members and to in c.members and not c.settled for c in w.coalitions.values()) \
-           and rng.random() < .5 and w.round - L.refused_at[to] > REFUSAL_COOLDOWN:
-            offers.append(Offer(w.new_id("O"), lab, to, "coalition", "", 0., r, r + 2,
-                                "Let's pool our spare capacity: a coalition at a fair hourly rate."))
+        if L.archetype == "cooperative":
+            allied = False            # in an unsettled coalition with `to` already (a loop: a generator here would
+            for c in w.coalitions.values():   # make `lab` a closure cell, slower to read, in the whole function)
+                if lab in c.members and to in c.members and not c.settled: allied = True; break
+            if not allied and rng.random() < .5 and w.round - L.refused_at[to] > REFUSAL_COOLDOWN:
+                offers.append(Offer(w.new_id("O"), lab, to, "coalition", "", 0., r, r + 2,
+                                    "Let's pool our spare capacity: a coalition at a fair hourly rate."))
     return events, offers

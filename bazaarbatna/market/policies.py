@@ -263,7 +263,9 @@ class Expert(_Base):
         else: spare = own
         if len(obs["labs"]) >= 2 and r < R - 3:
             if not obs["coalitions"] and jobs and len(self.proposed) < 2:
-                cands = [l for l in obs["labs"] if l["id"] not in self.proposed]
+                cands = []            # a loop: a comprehension here would make `self` a closure cell in the whole method
+                for l in obs["labs"]:
+                    if l["id"] not in self.proposed: cands.append(l)
                 if cands:
                     t = max(cands, key=lambda l: l["reputation"])["id"]
                     self.proposed[t] = r
