@@ -313,6 +313,7 @@ class MarketEnv:
     "The GPU market with lab 0 driven by the caller and the others scripted (see `driven`)."
     def __init__(self, task: TaskConfig, seed: int = 0, judge=None, driven: tuple = (0,)):
         self.task, self.judge, self.driven = task, judge or RuleJudge(), tuple(driven)
+        self.order = _turn_order(task.n_labs, self.driven)   # per `round % n_labs`, the scripted labs in the order they act
         self.opponent_version = version_hash({"arena": "market", "task": asdict(task), "judge": self.judge.name,
                                               "driven": list(self.driven), "sell_margin": SELL_MARGIN, "buy_factor": BUY_FACTOR,
                                               "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
@@ -709,11 +710,9 @@ class MarketEnv:
     def _advance(self):
         "Scripted labs act, shocks hit, offers and jobs expire, the round advances."
         w, r = self.w, self.w.round
-        n, driven, turns = len(w.labs), self.driven, self.transcript._raw   # turns as tuples (`_Transcript`)
-        order = _ORDERS.get((n, driven))
-        if order is None: order = _ORDERS[(n, driven)] = _turn_order(n, driven)
+        driven, turns, order = self.driven, self.transcript._raw, self.order   # turns as tuples (`_Transcript`)
         scripted = order[0]           # the scripted labs in index order
-        for i in order[r % n]:        # = (k + r) % n for k in range(n), driven labs skipped
+        for i in order[r % len(order)]:   # = (k + r) % n for k in range(n), driven labs skipped
             events, offers = opponent_act(w, i, self.rng, driven)
             for e in events:
                 w.events.append(e)
@@ -813,9 +812,6 @@ class MarketEnv:
         return res
 
 _HANDLERS = {name: getattr(MarketEnv, "_h_" + name) for name in ACTION_SCHEMA.actions}  # action -> handler
-_ORDERS = {}   # (n labs, driven) -> `_turn_order(n, driven)`
-
-# its own function: inside `_advance` these generators would make `n` and `driven` closure cells (slower to read every step)
 def _turn_order(n: int, driven: tuple) -> tuple:
     "Per `round % n`, the scripted labs in the order they act: (k + round) % n for k in range(n), driven labs skipped."
     return tuple(tuple(i for i in ((k + q) % n for k in range(n)) if i not in driven) for q in range(n))
