@@ -11,8 +11,8 @@ from pathlib import Path
 from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
-__all__ = ['recipes_dir', 'load_recipe', 'evaluate_models', 'eval_table', 'plot_dashboard', 'run_pipeline', 'bench_rollout',
-           'bench_checkpoint']
+__all__ = ['RECIPE_KEYS', 'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'eval_table', 'plot_dashboard',
+           'run_pipeline', 'bench_rollout', 'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -22,13 +22,31 @@ def recipes_dir() -> Path:
         if (base / "training" / "configs").is_dir(): return base / "training" / "configs"
     return Path("training") / "configs"
 
+RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level)
+    "": {"profile", "model", "compact", "notes", "profile_overrides", "sft", "grpo", "dpo", "eval", "train_tasks", "eval_tasks"},
+    "sft": {"steps", "n_seeds", "learning_rate", "max_per_action"},
+    "grpo": {"steps", "prompts_per_step", "learning_rate", "n_seeds", "max_per_episode", "continuation"},
+    "dpo": {"enabled", "steps", "n_seeds", "beta", "learning_rate"},
+    "eval": {"seeds"},
+}
+
+def check_recipe(rec: dict, source: str = "recipe") -> dict:
+    "`rec` unchanged, or a ValueError naming its first unknown key and the known ones."
+    for section, known in RECIPE_KEYS.items():
+        d = rec.get(section) if section else rec
+        if d is None: continue
+        where = f"[{section}]" if section else "the top level"
+        if not isinstance(d, dict): raise ValueError(f"{source}: {where} must be a table, got {d!r}")
+        if bad := sorted(set(d) - known): raise ValueError(f"{source}: unknown key(s) {bad} in {where}; known: {sorted(known)}")
+    return rec
+
 def load_recipe(name_or_path: str) -> dict:
     "A run recipe (TOML) by profile name (`cpu`, `t4`, `l4`, `a100`) or path."
     import tomllib
     p = Path(name_or_path)
     if not p.exists(): p = recipes_dir() / f"{name_or_path}.toml"
     if not p.exists(): raise ValueError(f"no recipe {name_or_path!r}; found {sorted(x.stem for x in recipes_dir().glob('*.toml'))}")
-    return tomllib.loads(p.read_text())
+    return check_recipe(tomllib.loads(p.read_text()), str(p))
 
 # %% ../../nbs/55_train_pipeline.ipynb #c73aed54
 def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl and summary.json go
@@ -173,7 +191,8 @@ def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" o
         say(f"SFT: {n} steps, profile {p.name}, model {model}")
         res["sft"] = train_sft(out, model=model, profile=p, arenas=arenas, steps=n, n_seeds=rec["sft"].get("n_seeds", 8),
                                resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), compact=compact,
-                               learning_rate=rec["sft"].get("learning_rate"))
+                               learning_rate=rec["sft"].get("learning_rate"),
+                               max_per_action=rec["sft"].get("max_per_action"))
     if stage in ("grpo", "all"):
         from bazaarbatna.train.grpo import CONTINUATION, train_grpo
         n = steps if stage == "grpo" and steps else grpo_steps or rec["grpo"]["steps"]

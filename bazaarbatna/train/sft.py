@@ -6,14 +6,14 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/train_sft.html.md"""
 
 # %% ../../nbs/52_train_sft.ipynb #ab8f2462
 from __future__ import annotations
-import json, time
+import json, random, time
 from pathlib import Path
 from ..arenas import get_arena
 from ..agents import build_messages, teacher_policy
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['action_json', 'expert_samples', 'build_sft_dataset', 'train_sft']
+__all__ = ['action_json', 'expert_samples', 'cap_actions', 'build_sft_dataset', 'train_sft']
 
 # %% ../../nbs/52_train_sft.ipynb #bbb17bdb
 def action_json(action: dict) -> str:
@@ -51,16 +51,34 @@ def expert_samples(arena: str,                # "bazaar" or "market"
     return out
 
 # %% ../../nbs/52_train_sft.ipynb #743265cf
+def cap_actions(rows: list[dict],         # chat samples (`expert_samples`)
+                max_per_action: int,      # the most samples kept of one action kind
+                seed: int = 0,            # which samples are dropped
+               ) -> list[dict]:
+    "`rows` with at most `max_per_action` samples of each action kind, in their original order."
+    if isinstance(max_per_action, bool) or not isinstance(max_per_action, int) or max_per_action < 1:
+        raise ValueError(f"max_per_action must be an integer >= 1, got {max_per_action!r}")
+    kind = lambda r: json.loads(r["completion"][-1]["content"])["action"]
+    by_kind: dict = {}
+    for i, r in enumerate(rows): by_kind.setdefault(kind(r), []).append(i)
+    rng, keep = random.Random(seed), set()
+    for idx in by_kind.values(): keep.update(idx if len(idx) <= max_per_action else rng.sample(idx, max_per_action))
+    return [r for i, r in enumerate(rows) if i in keep]
+
 def build_sft_dataset(arenas=("bazaar", "market"),  # arenas to draw from
                       n_seeds: int = 8,             # training seeds per task (the first of TRAIN_SEEDS)
                       tasks: dict | None = None,    # arena -> task names (default: all)
                       seed: int = 0,                # shuffle seed
                       compact: bool = False,        # compact prompts
+                      max_per_action: int | None = None,  # cap on the samples of each action kind, per arena (None: all)
                      ):
     "A shuffled `datasets.Dataset` of expert chat samples from `arenas`."
     from datasets import Dataset
     seeds = list(TRAIN_SEEDS[:n_seeds])
-    rows = [s for ar in arenas for s in expert_samples(ar, (tasks or {}).get(ar), seeds, compact=compact)]
+    rows = []
+    for ar in arenas:
+        s = expert_samples(ar, (tasks or {}).get(ar), seeds, compact=compact)
+        rows += s if max_per_action is None else cap_actions(s, max_per_action, seed)
     return Dataset.from_list(rows).shuffle(seed=seed)
 
 # %% ../../nbs/52_train_sft.ipynb #c4e85fe3
@@ -77,6 +95,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
               loaded=None,                       # an already loaded (model, tokenizer, peft_config)
               tasks: dict | None = None,         # arena -> task names (default: all)
               compact: bool = False,             # compact prompts (evaluate with the same)
+              max_per_action: int | None = None, # cap on the samples of each action kind (`cap_actions`)
              ) -> dict:
     "Fine-tune a LoRA adapter on expert traces; returns a summary dict."
     from trl import SFTConfig, SFTTrainer
@@ -84,7 +103,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path
     p = profile if isinstance(profile, Profile) else get_profile(profile)
     out = Path(out_dir); stage_dir = out / "sft"
-    ds = build_sft_dataset(arenas, n_seeds, tasks, compact=compact)
+    ds = build_sft_dataset(arenas, n_seeds, tasks, compact=compact, max_per_action=max_per_action)
     m, tok, peft_cfg = loaded or load_for_training(p, model)
     kw = trainer_kwargs(p)
     if learning_rate: kw["learning_rate"] = learning_rate
