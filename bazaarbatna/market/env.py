@@ -156,11 +156,12 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
     # a shock drops what it changed. Views are shared between observations: read-only.
     L = w.labs[lab]
     inbox, mine = [], []
-    for o in w.live:
-        if o.to == lab and o.status == "pending":
-            v = o.view
-            if v is None: v = o.view = _offer_view(o)
-            inbox.append(v)
+    if w.live:                        # (a guard: a loop over an empty list still makes an iterator)
+        for o in w.live:
+            if o.to == lab and o.status == "pending":
+                v = o.view
+                if v is None: v = o.view = _offer_view(o)
+                inbox.append(v)
     sent = w.sent.get(lab)
     if sent:
         for o in (sent[-5:] if len(sent) > 5 else sent):
@@ -378,12 +379,17 @@ class MarketEnv:
 
     def _account(self, lab: int) -> tuple:
         "(wealth, credited value, potential) of `lab`."
+        w = self.w
+        L = w.labs[lab]
+        e = L.budget                  # `wealth`, inline: the same sum in the same order
+        if w.coalitions:
+            for c in w.coalitions.values():
+                if not c.settled: e += c.money.get(lab, 0.)
         cred, phi, live = 0., 0., not self.done
-        L = self.w.labs[lab]
         for j in L.jobs:
             cred += j.credited
             if live and j.status == "open": phi += j.value * j.done_hours / j.gpu_hours
-        return self.wealth(lab), cred, SHAPING * phi / self.norm[lab]
+        return e, cred, SHAPING * phi / self.norm[lab]
 
     def utility(self, lab: int = 0) -> float:
         "Normalized utility so far: (credited value + wealth change) / total job value, clipped to [-1, 1]."
@@ -714,9 +720,11 @@ class MarketEnv:
         scripted = order[0]           # the scripted labs in index order
         for i in order[r % len(order)]:   # = (k + r) % n for k in range(n), driven labs skipped
             events, offers = opponent_act(w, i, self.rng, driven)
-            for e in events:
-                w.events.append(e)
-                turns.append((r, w.labs[i].name, "event", None, e, {}))
+            if events:                # most turns say and offer nothing: a loop over an empty list still makes an iterator
+                for e in events:
+                    w.events.append(e)
+                    turns.append((r, w.labs[i].name, "event", None, e, {}))
+            if not offers: continue
             for o in offers:
                 d = {"offer": o.id, "to": _LID[o.to], "block": o.block, "score": 0.}
                 if o.kind == "sell":      # a judged pitch: its score adds a premium to the price, and the message states the total
@@ -746,12 +754,13 @@ class MarketEnv:
                         if x: left = True
             w.goodwill_live = left
         w.round = r + 1
-        live = []
-        for o in w.live:
-            if o.status == "pending":
-                if o.expires < w.round: o.status, o.view = "expired", None
-                else: live.append(o)
-        w.live = live
+        if w.live:                    # empty: nothing to expire
+            live = []
+            for o in w.live:
+                if o.status == "pending":
+                    if o.expires < w.round: o.status, o.view = "expired", None
+                    else: live.append(o)
+            w.live = live
         if w.round > w.expiry: expire_jobs(w)   # its own early exit, without the call
 
     def _end(self, reason: str):
