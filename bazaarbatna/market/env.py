@@ -184,7 +184,11 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
                 if pooled is None: pooled = {}
                 pooled.setdefault(b.pool, []).append(b.id)
         else: dead = True
-    if dead: w.alive = [b for b in w.alive if b.hours_left > 0]   # a block's hours never come back
+    if dead:                          # a block's hours never come back: list the rest (a loop: a comprehension is a call)
+        al = []
+        for b in w.alive:
+            if b.hours_left > 0: al.append(b)
+        w.alive = al
     cache = (views or _Views()).cache   # coalitions, other labs and the market, by what can change in them
     esc = 0.
     coal = []
@@ -282,6 +286,7 @@ def _parse(raw):
         spec = _FAST.get(name) if type(name) is str else None
         if spec is not None:
             out = {"action": name}
+            if not spec: return out   # wait, finish: no fields
             for k, string, req, lo, hi, ml in spec:
                 v = raw.get(k)
                 if v is None:
