@@ -452,8 +452,10 @@ class MarketEnv:
         if c.settled: raise _err("coalition", f"coalition {v} is settled")
         return c
 
-    def _say(self, lab: int, action: str, price=None, message: str = "", **data):
-        self.transcript._raw.append((self.w.round, self.w.labs[lab].name, action, price, message, data))   # a `Turn`, made when read
+    def _say(self, lab: int, action: str, price=None, message: str = "",
+             data: dict | None = None,   # the turn's data as one dict (else the keywords): a call with `**` of a conditional dict costs several times more
+             **kw):
+        self.transcript._raw.append((self.w.round, self.w.labs[lab].name, action, price, message, kw if data is None else data))   # a `Turn`, made when read
 
     def _judge(self, lab: int, text: str, facts: dict | None = None) -> float:
         key = (lab, text)
@@ -513,7 +515,7 @@ class MarketEnv:
             c = Offer(w.new_id("O"), o.to, o.frm, "sell" if o.kind == "buy" else "buy", o.block, price, w.round, w.round + 2, msg)
             w.add_offer(c)
         else: o.status, o.view = "rejected", None
-        self._say(o.to, verdict, price, msg, offer=o.id, **({"counter": c.id} if verdict == "counter" else {}))
+        self._say(o.to, verdict, price, msg, {"offer": o.id, "counter": c.id} if verdict == "counter" else {"offer": o.id})
 
     def _join(self, o: Offer, joiner: int):
         "Offer `o` (a coalition invite) accepted by `joiner`."
@@ -550,8 +552,10 @@ class MarketEnv:
         s = self._judge(lab, msg, {"reliability": b.reliability}) if msg else 0.
         if s: self._goodwill(lab, to, s)
         o = Offer(w.new_id("O"), lab, to, kind, b.id, _r2(p), w.round, w.round + 2, msg, s)
-        self._say(lab, "send_offer", o.payment, msg, offer=o.id, target=f"L{to}", block=b.id, kind=kind,
-                  **({"score": s} if msg else {}), **({"conditions": a["conditions"]} if a.get("conditions") else {}))
+        d = {"offer": o.id, "target": f"L{to}", "block": b.id, "kind": kind}
+        if msg: d["score"] = s
+        if a.get("conditions"): d["conditions"] = a["conditions"]
+        self._say(lab, "send_offer", o.payment, msg, d)
         self._propose(o)
 
     def _h_accept_offer(self, lab, a):
@@ -589,7 +593,7 @@ class MarketEnv:
         if s: self._goodwill(lab, o.frm, s)
         o.status, o.view = "countered", None
         c = Offer(w.new_id("O"), lab, o.frm, kind, o.block, _r2(p), w.round, w.round + 2, msg, s)
-        self._say(lab, "counter_offer", c.payment, msg, offer=c.id, answers=o.id, **({"score": s} if msg else {}))
+        self._say(lab, "counter_offer", c.payment, msg, {"offer": c.id, "answers": o.id, "score": s} if msg else {"offer": c.id, "answers": o.id})
         self._propose(c)
 
     def _h_make_pitch(self, lab, a):
@@ -621,7 +625,7 @@ class MarketEnv:
             if w.labs[lab].budget < p: raise _err("block", f"{b.id} costs {p:.2f}; your budget is {w.labs[lab].budget:.2f}")
             w.transfer(lab, "exchange", p)
         b.owner, b.paid, b.view = lab, p, None
-        self._say(lab, "reserve_capacity", p, "", block=b.id, **({"coalition": a["coalition"]} if a.get("coalition") else {}))
+        self._say(lab, "reserve_capacity", p, "", {"block": b.id, "coalition": a["coalition"]} if a.get("coalition") else {"block": b.id})
 
     def _h_release_capacity(self, lab, a):
         w, b = self.w, self._block(a["block"])
@@ -634,7 +638,7 @@ class MarketEnv:
         refund = _r2(REFUND_FRACTION * min(b.paid, w.price(b)) * b.hours_left / b.capacity)
         w.transfer("exchange", lab, refund)
         b.owner, b.paid, b.view = EXCHANGE, 0., None
-        self._say(lab, "release_capacity", refund, "", block=b.id, **({"breach_fine": fine} if fine else {}))
+        self._say(lab, "release_capacity", refund, "", {"block": b.id, "breach_fine": fine} if fine else {"block": b.id})
 
     def _h_form_coalition(self, lab, a):
         w = self.w
@@ -652,7 +656,7 @@ class MarketEnv:
         s = self._judge(lab, msg) if msg else 0.
         if s: self._goodwill(lab, to, s)
         o = Offer(w.new_id("O"), lab, to, "coalition", "", 0., w.round, w.round + 2, msg, s, coalition=cid)
-        self._say(lab, "form_coalition", None, msg, offer=o.id, target=f"L{to}", **({"score": s} if msg else {}))
+        self._say(lab, "form_coalition", None, msg, {"offer": o.id, "target": f"L{to}", "score": s} if msg else {"offer": o.id, "target": f"L{to}"})
         self._propose(o)
 
     def _h_commit_to_coalition(self, lab, a):
@@ -672,7 +676,7 @@ class MarketEnv:
             c.money[lab] = c.money.get(lab, 0.) + p
         for m in c.members:
             if m != lab: w.labs[m].trust[lab] = min(1., w.labs[m].trust[lab] + .02)
-        self._say(lab, "commit_to_coalition", p or None, "", coalition=c.id, **({"block": b.id} if b else {}))
+        self._say(lab, "commit_to_coalition", p or None, "", {"coalition": c.id, "block": b.id} if b else {"coalition": c.id})
 
     def _h_allocate_to_job(self, lab, a):
         w = self.w
@@ -693,8 +697,9 @@ class MarketEnv:
         bill = energy_bill(w, b, h)
         if bill > w.labs[lab].budget: raise _err("block", f"running {h} GPU-hours costs {bill:.2f} of energy; budget {w.labs[lab].budget:.2f}")
         allocate(w, lab, b, job, h)
-        self._say(lab, "allocate_to_job", None, "", job=job.id, block=b.id, hours=h, energy=_round(bill, 2),
-                  **({"completed": _round(job.credited, 2)} if job.status == "done" else {}))
+        d = {"job": job.id, "block": b.id, "hours": h, "energy": _round(bill, 2)}
+        if job.status == "done": d["completed"] = _round(job.credited, 2)
+        self._say(lab, "allocate_to_job", None, "", d)
 
     def _h_send_message(self, lab, a):
         to = self._lab(a["target"], lab)
