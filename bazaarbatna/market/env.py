@@ -478,7 +478,8 @@ class MarketEnv:
             if x.block == b.id and x.status == "pending": x.status, x.view = "expired", None
         for x, y in ((seller, buyer), (buyer, seller)):
             t = self.w.labs[x].trust
-            t[y] = min(1., t[y] + .03)
+            ty = t[y] + .03
+            t[y] = ty if ty < 1. else 1.  # min(1., ty), by a conditional
         self.stats["trades"] += 1
         self.w.events.append(f"{self.w.labs[buyer].name} bought {b.id} from {self.w.labs[seller].name} for {o.payment:.1f}")
 

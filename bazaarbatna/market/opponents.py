@@ -284,7 +284,8 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
             if b.owner == lab and not b.pool and b.hours_left > 0 and (not oj or _worth(oj, b, em) <= 0.): spare.append(b)
     if spare:
         b = spare[_below(rng, len(spare))]
-        p = _trunc(max(1., sell_floor(w, lab, to, b, 0.)) * 110. + .5) / 100.
+        sf = sell_floor(w, lab, to, b, 0.)
+        p = _trunc((sf if sf > 1. else 1.) * 110. + .5) / 100.   # max(1., sf), by a conditional
         offers.append(Offer(w.new_id("O"), lab, to, "sell", b.id, p, r, r + 2,
                             pitch(L.archetype, b, p)))
         L.last_offer_round = r
