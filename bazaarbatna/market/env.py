@@ -320,6 +320,7 @@ class MarketEnv:
     def __init__(self, task: TaskConfig, seed: int = 0, judge=None, driven: tuple = (0,)):
         self.task, self.judge, self.driven = task, judge or RuleJudge(), tuple(driven)
         self.order = _turn_order(task.n_labs, self.driven)   # per `round % n_labs`, the scripted labs in the order they act
+        self.decay = tuple((i, d) for i in self.order[0] for d in self.driven)   # (scripted lab, driven lab): goodwill that decays, one loop
         self.opponent_version = version_hash({"arena": "market", "task": asdict(task), "judge": self.judge.name,
                                               "driven": list(self.driven), "sell_margin": SELL_MARGIN, "buy_factor": BUY_FACTOR,
                                               "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
@@ -728,7 +729,6 @@ class MarketEnv:
         "Scripted labs act, shocks hit, offers and jobs expire, the round advances."
         w, r = self.w, self.w.round
         driven, turns, order = self.driven, self.transcript._raw, self.order   # turns as tuples (`_Transcript`)
-        scripted = order[0]           # the scripted labs in index order
         for i in order[r % len(order)]:   # = (k + r) % n for k in range(n), driven labs skipped
             events, offers = opponent_act(w, i, self.rng, driven)
             if events:                # most turns say and offer nothing: a loop over an empty list still makes an iterator
@@ -757,12 +757,11 @@ class MarketEnv:
         if w.energy_until == r: w.energy_mult = 1.
         if w.goodwill_live:           # goodwill toward driven labs decays (nothing to do while none was judged)
             left = False
-            for i in scripted:
+            for i, d in self.decay:   # scripted labs in index order, each toward every driven lab
                 g = w.labs[i].goodwill
-                for d in driven:
-                    if g[d]:
-                        g[d] = x = _trunc(g[d] * 8000. + .5) / 10000.   # round(g * .8, 4); goodwill >= 0
-                        if x: left = True
+                if g[d]:
+                    g[d] = x = _trunc(g[d] * 8000. + .5) / 10000.   # round(g * .8, 4); goodwill >= 0
+                    if x: left = True
             w.goodwill_live = left
         w.round = r + 1
         if w.live:                    # empty: nothing to expire
