@@ -156,11 +156,12 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
     # a shock drops what it changed. Views are shared between observations: read-only.
     L = w.labs[lab]
     inbox, mine = [], []
-    for o in w.live:
-        if o.to == lab and o.status == "pending":
-            v = o.view
-            if v is None: v = o.view = _offer_view(o)
-            inbox.append(v)
+    if w.live:                        # (a guard: a loop over an empty list still makes an iterator)
+        for o in w.live:
+            if o.to == lab and o.status == "pending":
+                v = o.view
+                if v is None: v = o.view = _offer_view(o)
+                inbox.append(v)
     sent = w.sent.get(lab)
     if sent:
         for o in (sent[-5:] if len(sent) > 5 else sent):
@@ -183,7 +184,11 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
                 if pooled is None: pooled = {}
                 pooled.setdefault(b.pool, []).append(b.id)
         else: dead = True
-    if dead: w.alive = [b for b in w.alive if b.hours_left > 0]   # a block's hours never come back
+    if dead:                          # a block's hours never come back: list the rest (a loop: a comprehension is a call)
+        al = []
+        for b in w.alive:
+            if b.hours_left > 0: al.append(b)
+        w.alive = al
     cache = (views or _Views()).cache   # coalitions, other labs and the market, by what can change in them
     esc = 0.
     coal = []
@@ -281,6 +286,7 @@ def _parse(raw):
         spec = _FAST.get(name) if type(name) is str else None
         if spec is not None:
             out = {"action": name}
+            if not spec: return out   # wait, finish: no fields
             for k, string, req, lo, hi, ml in spec:
                 v = raw.get(k)
                 if v is None:
@@ -314,6 +320,7 @@ class MarketEnv:
     def __init__(self, task: TaskConfig, seed: int = 0, judge=None, driven: tuple = (0,)):
         self.task, self.judge, self.driven = task, judge or RuleJudge(), tuple(driven)
         self.order = _turn_order(task.n_labs, self.driven)   # per `round % n_labs`, the scripted labs in the order they act
+        self.decay = tuple((i, d) for i in self.order[0] for d in self.driven)   # (scripted lab, driven lab): goodwill that decays, one loop
         self.opponent_version = version_hash({"arena": "market", "task": asdict(task), "judge": self.judge.name,
                                               "driven": list(self.driven), "sell_margin": SELL_MARGIN, "buy_factor": BUY_FACTOR,
                                               "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
@@ -378,12 +385,17 @@ class MarketEnv:
 
     def _account(self, lab: int) -> tuple:
         "(wealth, credited value, potential) of `lab`."
+        w = self.w
+        L = w.labs[lab]
+        e = L.budget                  # `wealth`, inline: the same sum in the same order
+        if w.coalitions:
+            for c in w.coalitions.values():
+                if not c.settled: e += c.money.get(lab, 0.)
         cred, phi, live = 0., 0., not self.done
-        L = self.w.labs[lab]
         for j in L.jobs:
             cred += j.credited
             if live and j.status == "open": phi += j.value * j.done_hours / j.gpu_hours
-        return self.wealth(lab), cred, SHAPING * phi / self.norm[lab]
+        return e, cred, SHAPING * phi / self.norm[lab]
 
     def utility(self, lab: int = 0) -> float:
         "Normalized utility so far: (credited value + wealth change) / total job value, clipped to [-1, 1]."
@@ -441,8 +453,10 @@ class MarketEnv:
         if c.settled: raise _err("coalition", f"coalition {v} is settled")
         return c
 
-    def _say(self, lab: int, action: str, price=None, message: str = "", **data):
-        self.transcript._raw.append((self.w.round, self.w.labs[lab].name, action, price, message, data))   # a `Turn`, made when read
+    def _say(self, lab: int, action: str, price=None, message: str = "",
+             data: dict | None = None,   # the turn's data as one dict (else the keywords): a call with `**` of a conditional dict costs several times more
+             **kw):
+        self.transcript._raw.append((self.w.round, self.w.labs[lab].name, action, price, message, kw if data is None else data))   # a `Turn`, made when read
 
     def _judge(self, lab: int, text: str, facts: dict | None = None) -> float:
         key = (lab, text)
@@ -465,7 +479,8 @@ class MarketEnv:
             if x.block == b.id and x.status == "pending": x.status, x.view = "expired", None
         for x, y in ((seller, buyer), (buyer, seller)):
             t = self.w.labs[x].trust
-            t[y] = min(1., t[y] + .03)
+            ty = t[y] + .03
+            t[y] = ty if ty < 1. else 1.  # min(1., ty), by a conditional
         self.stats["trades"] += 1
         self.w.events.append(f"{self.w.labs[buyer].name} bought {b.id} from {self.w.labs[seller].name} for {o.payment:.1f}")
 
@@ -502,7 +517,7 @@ class MarketEnv:
             c = Offer(w.new_id("O"), o.to, o.frm, "sell" if o.kind == "buy" else "buy", o.block, price, w.round, w.round + 2, msg)
             w.add_offer(c)
         else: o.status, o.view = "rejected", None
-        self._say(o.to, verdict, price, msg, offer=o.id, **({"counter": c.id} if verdict == "counter" else {}))
+        self._say(o.to, verdict, price, msg, {"offer": o.id, "counter": c.id} if verdict == "counter" else {"offer": o.id})
 
     def _join(self, o: Offer, joiner: int):
         "Offer `o` (a coalition invite) accepted by `joiner`."
@@ -539,8 +554,10 @@ class MarketEnv:
         s = self._judge(lab, msg, {"reliability": b.reliability}) if msg else 0.
         if s: self._goodwill(lab, to, s)
         o = Offer(w.new_id("O"), lab, to, kind, b.id, _r2(p), w.round, w.round + 2, msg, s)
-        self._say(lab, "send_offer", o.payment, msg, offer=o.id, target=f"L{to}", block=b.id, kind=kind,
-                  **({"score": s} if msg else {}), **({"conditions": a["conditions"]} if a.get("conditions") else {}))
+        d = {"offer": o.id, "target": f"L{to}", "block": b.id, "kind": kind}
+        if msg: d["score"] = s
+        if a.get("conditions"): d["conditions"] = a["conditions"]
+        self._say(lab, "send_offer", o.payment, msg, d)
         self._propose(o)
 
     def _h_accept_offer(self, lab, a):
@@ -578,7 +595,7 @@ class MarketEnv:
         if s: self._goodwill(lab, o.frm, s)
         o.status, o.view = "countered", None
         c = Offer(w.new_id("O"), lab, o.frm, kind, o.block, _r2(p), w.round, w.round + 2, msg, s)
-        self._say(lab, "counter_offer", c.payment, msg, offer=c.id, answers=o.id, **({"score": s} if msg else {}))
+        self._say(lab, "counter_offer", c.payment, msg, {"offer": c.id, "answers": o.id, "score": s} if msg else {"offer": c.id, "answers": o.id})
         self._propose(c)
 
     def _h_make_pitch(self, lab, a):
@@ -610,7 +627,7 @@ class MarketEnv:
             if w.labs[lab].budget < p: raise _err("block", f"{b.id} costs {p:.2f}; your budget is {w.labs[lab].budget:.2f}")
             w.transfer(lab, "exchange", p)
         b.owner, b.paid, b.view = lab, p, None
-        self._say(lab, "reserve_capacity", p, "", block=b.id, **({"coalition": a["coalition"]} if a.get("coalition") else {}))
+        self._say(lab, "reserve_capacity", p, "", {"block": b.id, "coalition": a["coalition"]} if a.get("coalition") else {"block": b.id})
 
     def _h_release_capacity(self, lab, a):
         w, b = self.w, self._block(a["block"])
@@ -623,7 +640,7 @@ class MarketEnv:
         refund = _r2(REFUND_FRACTION * min(b.paid, w.price(b)) * b.hours_left / b.capacity)
         w.transfer("exchange", lab, refund)
         b.owner, b.paid, b.view = EXCHANGE, 0., None
-        self._say(lab, "release_capacity", refund, "", block=b.id, **({"breach_fine": fine} if fine else {}))
+        self._say(lab, "release_capacity", refund, "", {"block": b.id, "breach_fine": fine} if fine else {"block": b.id})
 
     def _h_form_coalition(self, lab, a):
         w = self.w
@@ -641,7 +658,7 @@ class MarketEnv:
         s = self._judge(lab, msg) if msg else 0.
         if s: self._goodwill(lab, to, s)
         o = Offer(w.new_id("O"), lab, to, "coalition", "", 0., w.round, w.round + 2, msg, s, coalition=cid)
-        self._say(lab, "form_coalition", None, msg, offer=o.id, target=f"L{to}", **({"score": s} if msg else {}))
+        self._say(lab, "form_coalition", None, msg, {"offer": o.id, "target": f"L{to}", "score": s} if msg else {"offer": o.id, "target": f"L{to}"})
         self._propose(o)
 
     def _h_commit_to_coalition(self, lab, a):
@@ -661,7 +678,7 @@ class MarketEnv:
             c.money[lab] = c.money.get(lab, 0.) + p
         for m in c.members:
             if m != lab: w.labs[m].trust[lab] = min(1., w.labs[m].trust[lab] + .02)
-        self._say(lab, "commit_to_coalition", p or None, "", coalition=c.id, **({"block": b.id} if b else {}))
+        self._say(lab, "commit_to_coalition", p or None, "", {"coalition": c.id, "block": b.id} if b else {"coalition": c.id})
 
     def _h_allocate_to_job(self, lab, a):
         w = self.w
@@ -682,8 +699,9 @@ class MarketEnv:
         bill = energy_bill(w, b, h)
         if bill > w.labs[lab].budget: raise _err("block", f"running {h} GPU-hours costs {bill:.2f} of energy; budget {w.labs[lab].budget:.2f}")
         allocate(w, lab, b, job, h)
-        self._say(lab, "allocate_to_job", None, "", job=job.id, block=b.id, hours=h, energy=_round(bill, 2),
-                  **({"completed": _round(job.credited, 2)} if job.status == "done" else {}))
+        d = {"job": job.id, "block": b.id, "hours": h, "energy": _round(bill, 2)}
+        if job.status == "done": d["completed"] = _round(job.credited, 2)
+        self._say(lab, "allocate_to_job", None, "", d)
 
     def _h_send_message(self, lab, a):
         to = self._lab(a["target"], lab)
@@ -711,12 +729,13 @@ class MarketEnv:
         "Scripted labs act, shocks hit, offers and jobs expire, the round advances."
         w, r = self.w, self.w.round
         driven, turns, order = self.driven, self.transcript._raw, self.order   # turns as tuples (`_Transcript`)
-        scripted = order[0]           # the scripted labs in index order
         for i in order[r % len(order)]:   # = (k + r) % n for k in range(n), driven labs skipped
             events, offers = opponent_act(w, i, self.rng, driven)
-            for e in events:
-                w.events.append(e)
-                turns.append((r, w.labs[i].name, "event", None, e, {}))
+            if events:                # most turns say and offer nothing: a loop over an empty list still makes an iterator
+                for e in events:
+                    w.events.append(e)
+                    turns.append((r, w.labs[i].name, "event", None, e, {}))
+            if not offers: continue
             for o in offers:
                 d = {"offer": o.id, "to": _LID[o.to], "block": o.block, "score": 0.}
                 if o.kind == "sell":      # a judged pitch: its score adds a premium to the price, and the message states the total
@@ -738,20 +757,20 @@ class MarketEnv:
         if w.energy_until == r: w.energy_mult = 1.
         if w.goodwill_live:           # goodwill toward driven labs decays (nothing to do while none was judged)
             left = False
-            for i in scripted:
+            for i, d in self.decay:   # scripted labs in index order, each toward every driven lab
                 g = w.labs[i].goodwill
-                for d in driven:
-                    if g[d]:
-                        g[d] = x = _trunc(g[d] * 8000. + .5) / 10000.   # round(g * .8, 4); goodwill >= 0
-                        if x: left = True
+                if g[d]:
+                    g[d] = x = _trunc(g[d] * 8000. + .5) / 10000.   # round(g * .8, 4); goodwill >= 0
+                    if x: left = True
             w.goodwill_live = left
         w.round = r + 1
-        live = []
-        for o in w.live:
-            if o.status == "pending":
-                if o.expires < w.round: o.status, o.view = "expired", None
-                else: live.append(o)
-        w.live = live
+        if w.live:                    # empty: nothing to expire
+            live = []
+            for o in w.live:
+                if o.status == "pending":
+                    if o.expires < w.round: o.status, o.view = "expired", None
+                    else: live.append(o)
+            w.live = live
         if w.round > w.expiry: expire_jobs(w)   # its own early exit, without the call
 
     def _end(self, reason: str):

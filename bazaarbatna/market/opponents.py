@@ -211,20 +211,21 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
     if jobs:
         if len(jobs) > 1: jobs.sort(key=_deadline)
         em = w.energy_mult
-        for j in (jobs if mine else ()):
-            mr, jn = j.min_reliability, j.gpu_hours - j.done_hours
-            for b in mine:            # `usable` and `energy_bill`, inline
-                if b.reliability < mr: continue
-                if b.pool:
-                    c = w.coalitions.get(b.pool)
-                    if c is None or c.settled or lab not in c.members: continue
-                h = b.hours_left if b.hours_left < jn else jn
-                if L.budget >= _trunc(h * b.energy_cost * em * 10000. + .5) / 10000.:   # `energy_bill`
-                    h = allocate(w, lab, b, j)
-                    if b.owner == lab: have -= h
-                    break
-            else: continue
-            break
+        if mine:                      # (guards like this one skip loops over empty lists: such a loop still makes an iterator)
+            for j in jobs:
+                mr, jn = j.min_reliability, j.gpu_hours - j.done_hours
+                for b in mine:            # `usable` and `energy_bill`, inline
+                    if b.reliability < mr: continue
+                    if b.pool:
+                        c = w.coalitions.get(b.pool)
+                        if c is None or c.settled or lab not in c.members: continue
+                    h = b.hours_left if b.hours_left < jn else jn
+                    if L.budget >= _trunc(h * b.energy_cost * em * 10000. + .5) / 10000.:   # `energy_bill`
+                        h = allocate(w, lab, b, j)
+                        if b.owner == lab: have -= h
+                        break
+                else: continue
+                break
         need, oj = 0, []              # `shortfall`, inline: a job finished just now needs 0; `_open` from `jobs`
         for j in jobs:
             jn = j.gpu_hours - j.done_hours
@@ -235,37 +236,39 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
     if short > 0:
         em, pp, room = w.energy_mult, w.price_pressure, L.budget - 1.
         fit, fv = None, 0.            # the exchange block with the most worth over its price
-        for b in exch:
-            if b.hours_left > 0:
-                p = _trunc(b.base_price * pp * 100. + .5) / 100.   # w.price(b)
-                if p <= room:
+        if exch:
+            for b in exch:
+                if b.hours_left > 0:
+                    p = _trunc(b.base_price * pp * 100. + .5) / 100.   # w.price(b)
+                    if p <= room:
+                        v = _worth(oj, b, em)
+                        if v > p * 1.05 and (fit is None or v - p > fv): fit, fv = (b, p), v - p
+            if fit:
+                b, p = fit
+                w.transfer(lab, "exchange", p); b.owner, b.paid, b.view = lab, p, None
+                events.append(f"{L.name} bought {b.id} from the exchange for {p:.1f}")
+                return events, offers
+        if others:
+            theirs = {}                   # seller -> its `_open` list, made once per turn
+            for b in others:              # else the first scripted lab's block both sides would trade
+                o = b.owner
+                if o not in driven:
                     v = _worth(oj, b, em)
-                    if v > p * 1.05 and (fit is None or v - p > fv): fit, fv = (b, p), v - p
-        if fit:
-            b, p = fit
-            w.transfer(lab, "exchange", p); b.owner, b.paid, b.view = lab, p, None
-            events.append(f"{L.name} bought {b.id} from the exchange for {p:.1f}")
-            return events, offers
-        theirs = {}                   # seller -> its `_open` list, made once per turn
-        for b in others:              # else the first scripted lab's block both sides would trade
-            o = b.owner
-            if o not in driven:
-                v = _worth(oj, b, em)
-                if v > 0.:
-                    cap = buy_cap(w, lab, o, b, v)
-                    if cap > 0.:
-                        sj = theirs.get(o)
-                        if sj is None: sj = theirs[o] = _open(w, o)
-                        floor = sell_floor(w, o, lab, b, _worth(sj, b, em))
-                        if floor <= cap:
-                            p = _round((floor + cap) / 2, 2)
-                            trade(w, o, lab, b, p)
-                            events.append(f"{L.name} bought {b.id} from {w.labs[o].name} for {p:.1f}")
-                            return events, offers
+                    if v > 0.:
+                        cap = buy_cap(w, lab, o, b, v)
+                        if cap > 0.:
+                            sj = theirs.get(o)
+                            if sj is None: sj = theirs[o] = _open(w, o)
+                            floor = sell_floor(w, o, lab, b, _worth(sj, b, em))
+                            if floor <= cap:
+                                p = _round((floor + cap) / 2, 2)
+                                trade(w, o, lab, b, p)
+                                events.append(f"{L.name} bought {b.id} from {w.labs[o].name} for {p:.1f}")
+                                return events, offers
     if r - L.last_offer_round < 3 or not driven: return events, offers
     to = driven[0] if len(driven) == 1 else driven[_below(rng, len(driven))]   # one driven lab: no draw
     if to == lab: return events, offers
-    if short > 0:
+    if short > 0 and others:
         for b in others:
             if b.owner == to:
                 cap = buy_cap(w, lab, to, b, _worth(oj, b, em))
@@ -276,11 +279,13 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                     L.last_offer_round = r
                     return events, offers
     em, spare = w.energy_mult, []
-    for b in mine:
-        if b.owner == lab and not b.pool and b.hours_left > 0 and (not oj or _worth(oj, b, em) <= 0.): spare.append(b)
+    if mine:
+        for b in mine:
+            if b.owner == lab and not b.pool and b.hours_left > 0 and (not oj or _worth(oj, b, em) <= 0.): spare.append(b)
     if spare:
         b = spare[_below(rng, len(spare))]
-        p = _trunc(max(1., sell_floor(w, lab, to, b, 0.)) * 110. + .5) / 100.
+        sf = sell_floor(w, lab, to, b, 0.)
+        p = _trunc((sf if sf > 1. else 1.) * 110. + .5) / 100.   # max(1., sf), by a conditional
         offers.append(Offer(w.new_id("O"), lab, to, "sell", b.id, p, r, r + 2,
                             pitch(L.archetype, b, p)))
         L.last_offer_round = r

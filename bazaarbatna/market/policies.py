@@ -228,27 +228,28 @@ class Expert(_Base):
             else: others.append(b)
         e = obs["market"]["energy_price"]
         if runs and jobs and (a := _allocate(obs, jobs, runs)): return a   # a usable block on the most urgent open job
-        if offers:
+        if offers:                    # (guards like this one skip loops over empty lists: such a loop still makes an iterator)
             for b in obs["blocks"]: byid[b["id"]] = b
             allied = set()
-            for c in coals: allied.update(c["members"])
-        for o in offers:
-            b = byid.get(o["block"]) if o["block"] else None
-            if o["kind"] == "coalition":
-                if o["from"] not in allied: return {"action": "accept_offer", "offer": o["id"]}
-            elif o["kind"] == "sell" and b is not None and b["owner"] == o["from"] and not b["pool"]:
-                w, en = _worth_energy(b, jobs, e)
-                if o["payment"] <= .8 * w and o["payment"] + en <= budget: return {"action": "accept_offer", "offer": o["id"]}
-                if o["id"] not in self.countered and w > 0 and o["payment"] <= 1.6 * w:
-                    self.countered.add(o["id"])
-                    if o["judge"] > .3:
-                        return {"action": "counter_pitch", "offer": o["id"],
-                                "message": f"Block {b['id']} is {b['reliability']:.0%} reliable with {b['hours_left']} GPU-hours; a fair rate for both of us is lower, and we pay on time."}
-                    p = _round(min(.7 * w, budget - en), 2)
-                    if p >= .01: return {"action": "counter_offer", "offer": o["id"], "payment": p}
-            elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:
-                w = _worth_energy(b, jobs, e)[0]
-                if (w <= 0. and o["payment"] > 0) or o["payment"] > 1.2 * w: return {"action": "accept_offer", "offer": o["id"]}
+            if coals:
+                for c in coals: allied.update(c["members"])
+            for o in offers:
+                b = byid.get(o["block"]) if o["block"] else None
+                if o["kind"] == "coalition":
+                    if o["from"] not in allied: return {"action": "accept_offer", "offer": o["id"]}
+                elif o["kind"] == "sell" and b is not None and b["owner"] == o["from"] and not b["pool"]:
+                    w, en = _worth_energy(b, jobs, e)
+                    if o["payment"] <= .8 * w and o["payment"] + en <= budget: return {"action": "accept_offer", "offer": o["id"]}
+                    if o["id"] not in self.countered and w > 0 and o["payment"] <= 1.6 * w:
+                        self.countered.add(o["id"])
+                        if o["judge"] > .3:
+                            return {"action": "counter_pitch", "offer": o["id"],
+                                    "message": f"Block {b['id']} is {b['reliability']:.0%} reliable with {b['hours_left']} GPU-hours; a fair rate for both of us is lower, and we pay on time."}
+                        p = _round(min(.7 * w, budget - en), 2)
+                        if p >= .01: return {"action": "counter_offer", "offer": o["id"], "payment": p}
+                elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:
+                    w = _worth_energy(b, jobs, e)[0]
+                    if (w <= 0. and o["payment"] > 0) or o["payment"] > 1.2 * w: return {"action": "accept_offer", "offer": o["id"]}
         if jobs:                      # the best exchange buy (without open jobs a block is worth 0: never a buy)
             best, bv = None, 0.
             for b in exch:
@@ -258,8 +259,9 @@ class Expert(_Base):
                 if v > bv: best, bv = b, v
             if best is not None: return {"action": "reserve_capacity", "block": best["id"]}
             spare = []
-            for b in own:
-                if _worth_energy(b, jobs, e)[0] <= 0.: spare.append(b)
+            if own:
+                for b in own:
+                    if _worth_energy(b, jobs, e)[0] <= 0.: spare.append(b)
         else: spare = own
         if len(obs["labs"]) >= 2 and r < R - 3:
             if not obs["coalitions"] and jobs and len(self.proposed) < 2:
@@ -275,7 +277,7 @@ class Expert(_Base):
                                        f"you earn on hours you cannot use, we commit to pay on time, and both of us finish more jobs."}
             if obs["coalitions"] and spare:
                 return {"action": "commit_to_coalition", "coalition": obs["coalitions"][0]["id"], "block": spare[0]["id"]}
-        if jobs:
+        if jobs and others:
             best, bv, ben = None, 0., 0.
             for b in others:
                 w, en = _worth_energy(b, jobs, e)
@@ -288,16 +290,17 @@ class Expert(_Base):
                 return {"action": "send_offer", "target": best["owner"], "block": best["id"], "payment": p,
                         "message": f"We can pay {p:.0f} now for the {best['hours_left']} GPU-hours of {best['id']}; "
                                    f"a fair price for you, and we deliver on our commitments."}
-        for b in spare:
-            if r >= R - 2: return {"action": "release_capacity", "block": b["id"]}
-            for l in obs["labs"]:
-                k = (l["id"], b["id"])
-                if k not in self.sell_tried:
-                    self.sell_tried.add(k)
-                    p = _round(b["hours_left"] * .9 * obs["market"]["price_pressure"], 2)
-                    return {"action": "send_offer", "target": l["id"], "block": b["id"], "payment": p,
-                            "message": f"Block {b['id']}: {b['hours_left']} GPU-hours at {b['reliability']:.0%} for {p:.0f}, a fair rate for you."}
-        if not jobs and not spare and not obs["offers"]: return {"action": "finish"}
+        if spare:
+            for b in spare:
+                if r >= R - 2: return {"action": "release_capacity", "block": b["id"]}
+                for l in obs["labs"]:
+                    k = (l["id"], b["id"])
+                    if k not in self.sell_tried:
+                        self.sell_tried.add(k)
+                        p = _round(b["hours_left"] * .9 * obs["market"]["price_pressure"], 2)
+                        return {"action": "send_offer", "target": l["id"], "block": b["id"], "payment": p,
+                                "message": f"Block {b['id']}: {b['hours_left']} GPU-hours at {b['reliability']:.0%} for {p:.0f}, a fair rate for you."}
+        elif not jobs and not obs["offers"]: return {"action": "finish"}
         return {"action": "wait"}
 
 # %% ../../nbs/24_market_policies.ipynb #7fd6fc6f

@@ -276,8 +276,10 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
     lo, hi = cfg.jobs_per_lab
     frac = cfg.budget_frac
     need = value = money = 0
-    dlo0, dlo1 = max(3, R // 3), max(2, R // 4)   # first deadline: calm, panicked
-    span0, span1 = R - 1 - dlo0 + 1, max(dlo1, R // 2) - dlo1 + 1
+    dlo0, dlo1, half = R // 3, R // 4, R // 2     # first deadline: calm max(3, R // 3), panicked max(2, R // 4)
+    if dlo0 < 3: dlo0 = 3                         # (conditionals, not the slow max calls)
+    if dlo1 < 2: dlo1 = 2
+    span0, span1 = R - 1 - dlo0 + 1, (half if half > dlo1 else dlo1) - dlo1 + 1
     # the draws of `_job` and `_block`, inlined in the same order (a reset is on the hot path); values on decimal
     # grids come from the constant tables above (`_REL[int(u * 38)]` is the double `round` would give, at a fraction
     # of `round`'s cost)
