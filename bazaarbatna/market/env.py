@@ -378,21 +378,18 @@ class MarketEnv:
     # ---- accounting ------------------------------------------------------------------------------
     def wealth(self, lab: int) -> float:
         "Budget plus escrow in unsettled coalitions."
-        e = self.w.labs[lab].budget
-        for c in self.w.coalitions.values():
-            if not c.settled: e += c.money.get(lab, 0.)
+        w = self.w
+        e = w.labs[lab].budget
+        if w.coalitions:              # (guards like this one skip loops over empty collections)
+            for c in w.coalitions.values():
+                if not c.settled: e += c.money.get(lab, 0.)
         return e
 
     def _account(self, lab: int) -> tuple:
         "(wealth, credited value, potential) of `lab`."
-        w = self.w
-        L = w.labs[lab]
-        e = L.budget                  # `wealth`, inline: the same sum in the same order
-        if w.coalitions:
-            for c in w.coalitions.values():
-                if not c.settled: e += c.money.get(lab, 0.)
+        e = self.wealth(lab)
         cred, phi, live = 0., 0., not self.done
-        for j in L.jobs:
+        for j in self.w.labs[lab].jobs:
             cred += j.credited
             if live and j.status == "open": phi += j.value * j.done_hours / j.gpu_hours
         return e, cred, SHAPING * phi / self.norm[lab]
