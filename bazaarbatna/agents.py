@@ -12,10 +12,10 @@ from .core import ActionError, extract_json
 from .arenas import get_arena
 
 # %% auto #0
-__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
-           'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds', 'guard_action',
-           'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'teacher_policy',
-           'load_policy_model', 'LLMPolicy', 'rollout_batch']
+__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'PROMPT_HINTS', 'action_format', 'system_prompt', 'build_messages',
+           'task_brief', 'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds',
+           'guard_action', 'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy',
+           'teacher_policy', 'market_moves_line', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -58,7 +58,7 @@ def build_messages(arena: str,             # "bazaar" or "market"
     a = get_arena(arena)
     if compact:
         user = compact_observation(a.render_observation(obs))
-        if arena == "bazaar" and (lad := ladder_line(obs)): user += "\n" + lad
+        if hint := PROMPT_HINTS[arena](obs): user += "\n" + hint
         return [{"role": "system", "content": compact_system_prompt(arena)}, {"role": "user", "content": user + "\nJSON:"}]
     if brief is None: brief = task_brief(arena, obs)
     user = a.render_observation(obs).strip() + "\n\nYour move (one JSON object):"
@@ -212,6 +212,27 @@ def teacher_policy(arena: str,           # "bazaar" or "market"
     from bazaarbatna.arenas import make_policy
     pol = make_policy(arena, name)
     return LadderPolicy(pol) if compact and arena == "bazaar" else pol
+
+
+# %% ../nbs/40_agents.ipynb #25aa41a9
+def market_moves_line(obs: dict) -> str:
+    "The ids a market move can use now, as one prompt line ('' when the observation has no lab)."
+    me = obs.get("lab")
+    if not isinstance(me, str): return ""
+    budget = _num(obs.get("budget")) or 0.0
+    pools = {c["id"] for c in obs.get("coalitions") or () if me in c.get("members", ())}
+    blocks = [b for b in obs.get("blocks") or () if (b.get("hours_left") or 0) > 0]
+    usable = [b for b in blocks if b.get("owner") == me or b.get("pool") in pools and b.get("pool")]
+    jobs = [j for j in obs.get("jobs") or () if j.get("status") == "open" and j.get("done_hours", 0) < j.get("gpu_hours", 0)]
+    parts = [("allocate", [f"{j['id']}+{b['id']}" for j in jobs for b in usable if b["reliability"] >= j["min_reliability"]]),
+             ("reserve", [f"{b['id']} ({ladder_price(b['price'])})" for b in blocks
+                          if b.get("owner") == "exchange" and b.get("price") is not None and b["price"] <= budget]),
+             ("sell yours", [b["id"] for b in blocks if b.get("owner") == me and not b.get("pool")]),
+             ("buy from owner", [f"{b['id']}@{b['owner']}" for b in blocks
+                                 if b.get("owner") not in (me, "exchange") and not b.get("pool")])]
+    return "Ids now: " + " | ".join(f"{k} {', '.join(v)}" if v else f"{k} none" for k, v in parts)
+
+PROMPT_HINTS = {"bazaar": ladder_line, "market": market_moves_line}   # the last line of each arena's compact prompt
 
 
 # %% ../nbs/40_agents.ipynb #cb28bf4b
