@@ -183,9 +183,11 @@ def price_ladder(obs: dict) -> list[tuple[str, float]]:
     return [(n, p) for n, p in rungs if lo <= p < cap] + [("ask" if ask <= budget else "budget", cap)]
 
 def ladder_line(obs: dict) -> str:
-    "The ladder as one prompt line ('' when the observation has no prices)."
+    "The ladder as one prompt line ('' when the observation has no prices), flagged when this offer is the last."
     lad = price_ladder(obs)
-    return "Offer ladder (% of opening ask): " + ", ".join(f"{n}={p}" for n, p in lad) if lad else ""
+    if not lad: return ""
+    last = "Last offer: the seller takes it or the haggle ends. " if obs.get("rounds_left") == 1 else ""
+    return last + "Offer ladder (% of opening ask): " + ", ".join(f"{n}={p}" for n, p in lad)
 
 def snap_to_ladder(price: float, obs: dict) -> float | int:
     "The lowest ladder price at or above `price` (the ladder's top when none is)."

@@ -24,7 +24,7 @@ def recipes_dir() -> Path:
 
 RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level)
     "": {"profile", "model", "compact", "notes", "profile_overrides", "sft", "grpo", "dpo", "eval", "train_tasks", "eval_tasks"},
-    "sft": {"steps", "n_seeds", "learning_rate", "max_per_action"},
+    "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "closing_repeats"},
     "grpo": {"steps", "prompts_per_step", "learning_rate", "n_seeds", "max_per_episode", "continuation"},
     "dpo": {"enabled", "steps", "n_seeds", "beta", "learning_rate"},
     "eval": {"seeds"},
@@ -192,7 +192,8 @@ def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" o
         res["sft"] = train_sft(out, model=model, profile=p, arenas=arenas, steps=n, n_seeds=rec["sft"].get("n_seeds", 8),
                                resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), compact=compact,
                                learning_rate=rec["sft"].get("learning_rate"),
-                               max_per_action=rec["sft"].get("max_per_action"))
+                               max_per_action=rec["sft"].get("max_per_action"),
+                               closing_repeats=rec["sft"].get("closing_repeats", 1))
     if stage in ("grpo", "all"):
         from bazaarbatna.train.grpo import CONTINUATION, train_grpo
         n = steps if stage == "grpo" and steps else grpo_steps or rec["grpo"]["steps"]

@@ -13,7 +13,7 @@ from ..agents import build_messages, teacher_policy
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['action_json', 'expert_samples', 'cap_actions', 'build_sft_dataset', 'train_sft']
+__all__ = ['action_json', 'expert_samples', 'cap_actions', 'oversample_closing', 'build_sft_dataset', 'train_sft']
 
 # %% ../../nbs/52_train_sft.ipynb #bbb17bdb
 def action_json(action: dict) -> str:
@@ -29,7 +29,7 @@ def expert_samples(arena: str,                # "bazaar" or "market"
                    max_steps: int = 200,
                    compact: bool = False,     # compact prompts (`agents.build_messages(compact=True)`)
                   ) -> list[dict]:
-    "One prompt/completion chat sample per accepted expert decision."
+    "One prompt/completion chat sample per accepted expert decision (`closes`: the decision ended the episode)."
     a = get_arena(arena)
     tasks = list(a.TASKS) if tasks is None else list(tasks)
     out = []
@@ -45,7 +45,7 @@ def expert_samples(arena: str,                # "bazaar" or "market"
                 r = env.step(act)
                 if parsed is not None and "error" not in r.info:
                     out.append({"prompt": prompt, "completion": [{"role": "assistant", "content": action_json(parsed)}],
-                                "arena": arena, "task": task, "seed": int(seed)})
+                                "arena": arena, "task": task, "seed": int(seed), "closes": bool(r.done)})
                 obs = r.observation
                 if r.done: break
     return out
@@ -65,12 +65,21 @@ def cap_actions(rows: list[dict],         # chat samples (`expert_samples`)
     for idx in by_kind.values(): keep.update(idx if len(idx) <= max_per_action else rng.sample(idx, max_per_action))
     return [r for i, r in enumerate(rows) if i in keep]
 
+def oversample_closing(rows: list[dict],  # chat samples (`expert_samples`)
+                       times: int,         # how often each closing sample appears (1: unchanged)
+                      ) -> list[dict]:
+    "`rows` with every sample whose decision ended its episode repeated `times` times in place."
+    if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+        raise ValueError(f"closing_repeats must be an integer >= 1, got {times!r}")
+    return [x for r in rows for x in [r] * (times if r.get("closes") else 1)]
+
 def build_sft_dataset(arenas=("bazaar", "market"),  # arenas to draw from
                       n_seeds: int = 8,             # training seeds per task (the first of TRAIN_SEEDS)
                       tasks: dict | None = None,    # arena -> task names (default: all)
                       seed: int = 0,                # shuffle seed
                       compact: bool = False,        # compact prompts
                       max_per_action: int | None = None,  # cap on the samples of each action kind, per arena (None: all)
+                      closing_repeats: int = 1,     # copies of each episode-closing sample (`oversample_closing`)
                      ):
     "A shuffled `datasets.Dataset` of expert chat samples from `arenas`."
     from datasets import Dataset
@@ -78,7 +87,7 @@ def build_sft_dataset(arenas=("bazaar", "market"),  # arenas to draw from
     rows = []
     for ar in arenas:
         s = expert_samples(ar, (tasks or {}).get(ar), seeds, compact=compact)
-        rows += s if max_per_action is None else cap_actions(s, max_per_action, seed)
+        rows += oversample_closing(s if max_per_action is None else cap_actions(s, max_per_action, seed), closing_repeats)
     return Dataset.from_list(rows).shuffle(seed=seed)
 
 # %% ../../nbs/52_train_sft.ipynb #c4e85fe3
@@ -96,6 +105,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
               tasks: dict | None = None,         # arena -> task names (default: all)
               compact: bool = False,             # compact prompts (evaluate with the same)
               max_per_action: int | None = None, # cap on the samples of each action kind (`cap_actions`)
+              closing_repeats: int = 1,          # copies of each episode-closing sample (`oversample_closing`)
              ) -> dict:
     "Fine-tune a LoRA adapter on expert traces; returns a summary dict."
     from trl import SFTConfig, SFTTrainer
@@ -103,7 +113,8 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path
     p = profile if isinstance(profile, Profile) else get_profile(profile)
     out = Path(out_dir); stage_dir = out / "sft"
-    ds = build_sft_dataset(arenas, n_seeds, tasks, compact=compact, max_per_action=max_per_action)
+    ds = build_sft_dataset(arenas, n_seeds, tasks, compact=compact, max_per_action=max_per_action,
+                           closing_repeats=closing_repeats)
     m, tok, peft_cfg = loaded or load_for_training(p, model)
     kw = trainer_kwargs(p)
     if learning_rate: kw["learning_rate"] = learning_rate
