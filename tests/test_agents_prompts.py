@@ -58,3 +58,44 @@ def test_compact_prices_have_no_thousands_separators(task):
         for p in [obs["ask"], obs["budget"], *obs["buyer_offers"][-2:]]:
             assert f"{p:.0f}" in u or f"{p:.2f}" in u
     assert compact_observation("Your offers: $38, $40, ₹1,250,000") == "Your offers: $38, $40, ₹1250000"
+
+def _ids_line_parts(line):
+    "{'allocate': [...], 'reserve': [...], ...} from a `market_moves_line`."
+    parts = {}
+    for part in line.removeprefix("Ids now: ").split(" | "):
+        key, _, rest = part.rpartition(" ") if part.endswith(" none") else (None, None, None)
+        if key is not None: parts[key] = []; continue
+        for k in ("allocate", "reserve", "sell yours", "buy from owner"):
+            if part.startswith(k + " "): parts[k] = part[len(k) + 1:].split(", ")
+    return parts
+
+@pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])
+def test_market_ids_line_only_offers_moves_the_env_accepts(task):
+    "Every move the 'Ids now' line names, tried on a restored copy of the state, is accepted (random walk over states)."
+    from bazaarbatna.agents import market_moves_line
+    tried = {}
+    for seed in range(6):
+        env, pol = make_env("market", task, seed=seed), make_policy("market", "random_valid")
+        pol.reset(seed); obs = env.reset(seed=seed)
+        for _ in range(40):
+            line = market_moves_line(obs)
+            parts = _ids_line_parts(line)
+            assert set(parts) == {"allocate", "reserve", "sell yours", "buy from owner"}, line
+            moves = [{"action": "allocate_to_job", "job": p.split("+")[0], "block": p.split("+")[1]} for p in parts["allocate"]]
+            moves += [{"action": "reserve_capacity", "block": p.split(" ")[0]} for p in parts["reserve"]]
+            other = next((l["id"] for l in obs["labs"]), None)
+            moves += [{"action": "send_offer", "target": other, "block": b, "payment": 1} for b in parts["sell yours"] if other]
+            pay = round(min(0.5, obs["budget"]), 2)                 # a buy offer the budget covers
+            moves += [{"action": "send_offer", "target": p.split("@")[1], "block": p.split("@")[0], "payment": pay}
+                      for p in parts["buy from owner"] if pay > 0]
+            snap = env.snapshot()
+            for m in moves:
+                r = env.step(m)
+                err = r.info.get("error")
+                assert err is None or "energy" in str(err), (task, seed, line, m, err)   # only a too-high energy bill may refuse
+                tried[m["action"]] = tried.get(m["action"], 0) + 1
+                env.restore(snap)
+            r = env.step(pol.act(obs))
+            if r.done: break
+            obs = r.observation
+    assert tried.get("allocate_to_job") and tried.get("send_offer"), tried
