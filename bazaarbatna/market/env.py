@@ -394,9 +394,11 @@ class MarketEnv:
             if live and j.status == "open": phi += j.value * j.done_hours / j.gpu_hours
         return e, cred, SHAPING * phi / self.norm[lab]
 
-    def utility(self, lab: int = 0) -> float:
+    def utility(self, lab: int = 0,
+                acct: tuple | None = None,  # `_account(lab)` when just computed (`step` passes the one `_reward` made)
+               ) -> float:
         "Normalized utility so far: (credited value + wealth change) / total job value, clipped to [-1, 1]."
-        w, cred, _ = self._account(lab)
+        w, cred, _ = acct or self._account(lab)
         return max(-1., min(1., (cred + w - self.wealth0[lab]) / self.norm[lab]))
 
     def _reward(self, lab: int) -> tuple:
@@ -781,18 +783,20 @@ class MarketEnv:
                                              {"coalition": c.id, "net": {f"L{k}": _round(v, 2) for k, v in net.items()}, "breached": [f"L{k}" for k in c.breached]}))
         self.done, self.reason = True, reason
 
-    def episode_info(self, lab: int = 0) -> dict:
+    def episode_info(self, lab: int = 0,
+                     acct: tuple | None = None,  # `_account(lab)` now, when just computed (`step`: the one `_reward` made)
+                    ) -> dict:
         "Outcome of the episode for `lab` (the `episode` entry of the last step's info)."
         w, st = self.w, self.stats
         L = w.labs[lab]
-        done, cred = 0, 0.            # one pass over the jobs: jobs done, credited value (`_account`'s sum)
+        if acct is None: acct = self._account(lab)
+        done = 0
         for j in L.jobs:
-            cred += j.credited
             if j.status == "done": done += 1
-        e, w0 = self.wealth(lab), self.wealth0[lab]
+        e, cred, _ = acct; w0 = self.wealth0[lab]
         shocks = []
         for x in w.shocks: shocks.append(x["kind"])
-        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(self.utility(lab), 6), "rounds": w.round,
+        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(self.utility(lab, acct), 6), "rounds": w.round,
                 "reason": self.reason, "jobs_done": done, "jobs": len(L.jobs),
                 "value": _round(cred, 2), "wealth_change": _round(e - w0, 2),
                 "trades": st["trades"], "coalitions": st["coalitions"], "breaches": st["breaches"], "pitches": st["pitches"],
@@ -819,7 +823,7 @@ class MarketEnv:
         if raw != r: comp["clip"] = r - raw
         info["reward_components"] = comp
         if self.done:
-            info["episode"] = ep = self.episode_info(0)
+            info["episode"] = ep = self.episode_info(0, self.pre[0])   # the account `_reward` just took: nothing moved since
             self.transcript.meta["outcome"] = ep
         res = _new(StepResult)        # = StepResult(self.observe(0), r, self.done, info), without the __init__ call
         res.observation = obs = _observe(self.w, 0, self.task.name, self.views, _OBS_ENV)   # `observe(0)`, inline
