@@ -205,7 +205,7 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
                                                       "my_escrow": _round(m, 2), "pooled": pl or []})
                 coal.append(hit[1])
     em = w.energy_mult
-    key = (w.rep_version, pp, em, len(w.shocks))   # what the template shows that can change (one tuple compare)
+    key = w.public_version            # bumped whenever what the template shows of the market can change
     tk = lab if template is _OBS_ENV else ~lab   # the lab's template: the keys in order, with what changes rarely filled in
     tp = cache.get(tk)
     if tp is None or tp[0] != key or tp[1] is not w:
@@ -753,7 +753,7 @@ class MarketEnv:
             _, kind = plan.pop(0)
             rec = apply_shock(w, kind, self.rng)
             turns.append((r, "market", "shock", None, rec["detail"], {"kind": kind}))
-        if w.energy_until == r: w.energy_mult = 1.
+        if w.energy_until == r: w.energy_mult = 1.; w.public_version += 1
         if w.goodwill_live:           # goodwill toward driven labs decays (nothing to do while none was judged)
             left = False
             for i, d in self.decay:   # scripted labs in index order, each toward every driven lab

@@ -139,6 +139,7 @@ class World:
     alive: list | None = field(default=None, repr=False, compare=False)   # blocks that may have hours left, in listing order
     alive_n: int = field(default=-1, repr=False, compare=False)           # len(blocks) when `alive` was listed
     goodwill_live: bool = field(default=True, repr=False, compare=False)   # False: no goodwill to decay (`MarketEnv._goodwill` sets it; so must code that sets goodwill by hand)
+    public_version: int = field(default=0, repr=False, compare=False)   # bumped whenever a reputation, the price pressure, the energy price or the shocks change: observations reuse what they show of these while it stands
 
     def add_offer(self, o: Offer):
         "Record a new offer."
@@ -325,7 +326,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
     w.money_total = money + 0.0    # = w.money_in_play() at the start: budgets only
     w.hours_total = cap            # = w.hours_in_play() at the start: every block's hours
     w.hours_failed = 0; w.next_id = 100; w.expiry = -1; w.rep_version = 0
-    w.alive = None; w.alive_n = -1; w.goodwill_live = False
+    w.alive = None; w.alive_n = -1; w.goodwill_live = False; w.public_version = 0
     return w
 
 # %% ../../nbs/20_market_world.ipynb #6b0a667f
@@ -394,6 +395,7 @@ def apply_shock(w: World, kind: str, rng) -> dict:
     # reliability dropped, every job when urgency rises); energy prices and budgets are not in block or job views
     rec = {"round": r, "kind": kind, "detail": detail}
     w.shocks.append(rec)
+    w.public_version += 1
     return rec
 
 # %% ../../nbs/20_market_world.ipynb #85ba78cb
@@ -483,7 +485,7 @@ def breach(w: World, lab: int, b: Block) -> float:
     c.breached.append(lab)
     L = w.labs[lab]
     L.reputation = _round(max(0., L.reputation - BREACH_REPUTATION), 3)
-    w.rep_version += 1
+    w.rep_version += 1; w.public_version += 1
     for m in others:
         M = w.labs[m]
         M.trust[lab] = min(M.trust[lab], .1)
@@ -516,5 +518,5 @@ def settle(w: World, c: Coalition) -> dict:
             for k in c.members:
                 if k != m: w.labs[k].trust[m] = min(1., w.labs[k].trust[m] + .1)
     c.settled = True
-    w.rep_version += 1
+    w.rep_version += 1; w.public_version += 1
     return net
