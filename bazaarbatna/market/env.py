@@ -281,12 +281,13 @@ _FAST = {name: _fast_fields((*fields, *ACTION_SCHEMA.common)) for name, fields i
 
 def _parse(raw):
     "`ACTION_SCHEMA.parse(raw)`: a plain dict whose fields all pass is checked here, at a fraction of the cost; anything else (text, a bad field) goes to `parse`, which gives the same result or error."
+    # A dict that holds just the action and fields that pass is returned as it is: the mapping `parse` would
+    # build (the handlers only read it, and nothing keeps it). With anything more in it, `parse` copies the fields out.
     if type(raw) is dict:
         name = raw.get("action")
         spec = _FAST.get(name) if type(name) is str else None
         if spec is not None:
-            out = {"action": name}
-            if not spec: return out   # wait, finish: no fields
+            n = 1                     # the action and the fields found
             for k, string, req, lo, hi, ml in spec:
                 v = raw.get(k)
                 if v is None:
@@ -297,8 +298,9 @@ def _parse(raw):
                 else:
                     t = type(v)        # bool, NaN, inf and out-of-range values fail here
                     if not (t is int or (t is float and not ml)) or not (lo <= v <= hi): break
-                out[k] = v
-            else: return out
+                n += 1
+            else:
+                if n == len(raw): return raw
     return ACTION_SCHEMA.parse(raw)
 
 class _Transcript(Transcript):
