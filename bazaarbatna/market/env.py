@@ -343,6 +343,7 @@ class MarketEnv:
             v = 0
             for j in l.jobs: v += j.value
             self.norm.append(v if v > 1. else 1.); self.wealth0.append(l.budget); self.pre.append((l.budget, 0., 0.)); names.append(l.name)
+        self.pre_v = [0] * n          # each lab's `acct_version` when `pre` was taken
         self.invalid = [0] * n
         self.last_error = [None] * n
         self.pitched = set()          # (lab, text) already pitched: repeated text scores less
@@ -369,6 +370,7 @@ class MarketEnv:
         (self.w, st, self.invalid, self.last_error, self.pitched, self.done, self.reason, self.stats, meta, turns,
          self.pre, self.seed) = copy.deepcopy(snap)
         self.rng.setstate(st)
+        self.pre_v = [-1] * len(self.w.labs)   # the next reward takes every account again
         self.transcript = _Transcript(meta=meta, turns=turns)
         self.views = _Views()
         self.norm = [max(1., sum(j.value for j in l.jobs)) for l in self.w.labs]
@@ -405,19 +407,22 @@ class MarketEnv:
 
     def _reward(self, lab: int) -> tuple:
         "Reward components since the last call for `lab`, and their sum."
-        w0, c0, p0 = self.pre[lab]
-        self.pre[lab] = (w1, c1, p1) = self._account(lab)
-        n = self.norm[lab]
         m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
-        if w1 != w0:
-            x = (w1 - w0) / n
-            m = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
-        if c1 != c0:
-            x = (c1 - c0) / n
-            jv = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
-        if p1 != p0:
-            x = p1 - p0
-            ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
+        v = self.w.labs[lab].acct_version
+        if v != self.pre_v[lab] or self.done:   # else nothing in the account moved (the end zeroes the potential)
+            self.pre_v[lab] = v
+            w0, c0, p0 = self.pre[lab]
+            self.pre[lab] = (w1, c1, p1) = self._account(lab)
+            n = self.norm[lab]
+            if w1 != w0:
+                x = (w1 - w0) / n
+                m = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
+            if c1 != c0:
+                x = (c1 - c0) / n
+                jv = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
+            if p1 != p0:
+                x = p1 - p0
+                ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
         self._raw = x = m + jv + ps   # = sum(comp.values()), before clipping
         x = x if x < 1. else 1.       # = max(-1., min(1., x)): min/max with keywords-capable signatures are slow calls
         return {"money": m, "job_value": jv, "progress_shaping": ps}, x if x > -1. else -1.
@@ -623,7 +628,7 @@ class MarketEnv:
             c = self._coal(a["coalition"], lab)
             p = _r2(p * (1 - COALITION_DISCOUNT))
             if c.money.get(lab, 0.) < p: raise _err("coalition", f"your escrow in {c.id} is {c.money.get(lab, 0.):.2f}; {b.id} costs {p:.2f} there")
-            c.money[lab] -= p; w.accounts["exchange"] += p
+            c.money[lab] -= p; w.accounts["exchange"] += p; w.labs[lab].acct_version += 1
         else:
             if w.labs[lab].budget < p: raise _err("block", f"{b.id} costs {p:.2f}; your budget is {w.labs[lab].budget:.2f}")
             w.transfer(lab, "exchange", p)
@@ -677,6 +682,7 @@ class MarketEnv:
         if p:
             w.labs[lab].budget -= p
             c.money[lab] = c.money.get(lab, 0.) + p
+            w.labs[lab].acct_version += 1
         for m in c.members:
             if m != lab: w.labs[m].trust[lab] = min(1., w.labs[m].trust[lab] + .02)
         self._say(lab, "commit_to_coalition", p or None, "", {"coalition": c.id, "block": b.id} if b else {"coalition": c.id})

@@ -77,6 +77,7 @@ class Lab:
     refused_at: list        # refused_at[k]: last round this lab refused a coalition from k (-99: never)
     last_offer_round: int = -99   # last round this lab sent an unsolicited offer
     betray_at: int = -1           # round a deceptive lab plans to take back its pooled block
+    acct_version: int = field(default=0, repr=False, compare=False)   # bumped whenever its budget, its escrow in a coalition or its jobs change: a reward skips an account that did not move
 
     @property
     def id(self) -> str: return f"L{self.idx}"
@@ -182,9 +183,9 @@ class World:
     def transfer(self, frm, to, amount: float):
         "Move `amount` of money between labs (ints) or ledger accounts (str)."
         if amount <= 0: return
-        if isinstance(frm, int): self.labs[frm].budget -= amount
+        if isinstance(frm, int): L = self.labs[frm]; L.budget -= amount; L.acct_version += 1
         else: self.accounts[frm] -= amount
-        if isinstance(to, int): self.labs[to].budget += amount
+        if isinstance(to, int): L = self.labs[to]; L.budget += amount; L.acct_version += 1
         else: self.accounts[to] += amount
 
 # %% ../../nbs/20_market_world.ipynb #eefe7370
@@ -305,7 +306,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
         L = new(Lab)                  # = Lab(i, name, archetype, budget, reputation, jobs, trust, grudge, goodwill, refused_at)
         L.idx = i; L.name = LAB_NAMES[i]; L.archetype = arch[i]; L.budget = budget; L.reputation = _REPUTATION[t(rnd() * 26.)]
         L.jobs = jobs; L.trust = [.5] * n; L.grudge = [0] * n; L.goodwill = [0.] * n; L.refused_at = [-99] * n
-        L.last_offer_round = -99; L.betray_at = -1
+        L.last_offer_round = -99; L.betray_at = -1; L.acct_version = 0
         labs.append(L)
     blocks, cap, k = {}, 0, 0
     share, target = cfg.exchange_share, cfg.supply_ratio * need
@@ -429,8 +430,10 @@ def allocate(w: World, lab: int, b: Block, job: Job, hours: int | None = None) -
     if need < h: h = need
     if h <= 0: return 0
     cost = _trunc(h * b.energy_cost * w.energy_mult * 10000. + .5) / 10000.   # energy_bill, and the transfer, inline
+    L = w.labs[lab]                   # its budget and its job change
+    L.acct_version += 1
     if cost > 0.:
-        w.labs[lab].budget -= cost; w.accounts["energy"] += cost
+        L.budget -= cost; w.accounts["energy"] += cost
     b.hours_left = hl = b.hours_left - h
     v = b.view                        # views are shared and read-only: a changed one is a patched copy (`dict.copy`
     if v is not None:                 # clones the table: cheaper than building it again); only hours_left changed
@@ -465,6 +468,7 @@ def expire_jobs(w: World, final: bool = False) -> list:
             if j.status == "open":
                 if final or r > j.deadline:
                     j.status, j.view = "expired", None
+                    l.acct_version += 1
                     j.credited = _trunc(j.value * j.partial_credit * j.done_hours / j.gpu_hours * 10000. + .5) / 10000.
                     out.append(j)
                 elif j.deadline < nxt: nxt = j.deadline
@@ -501,6 +505,7 @@ def settle(w: World, c: Coalition) -> dict:
         if from_pool > 0:
             c.money[user] -= from_pool
             w.labs[owner].budget += from_pool
+            w.labs[user].acct_version += 1; w.labs[owner].acct_version += 1
         rest = min(due - from_pool, w.labs[user].budget)
         w.transfer(user, owner, rest)
         net[user] -= from_pool + rest; net[owner] += from_pool + rest
@@ -518,5 +523,6 @@ def settle(w: World, c: Coalition) -> dict:
             for k in c.members:
                 if k != m: w.labs[k].trust[m] = min(1., w.labs[k].trust[m] + .1)
     c.settled = True
+    for m in c.members: w.labs[m].acct_version += 1   # refunds, and its escrow leaves their wealth
     w.rep_version += 1; w.public_version += 1
     return net
