@@ -215,12 +215,13 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
         for k in w.labs:
             if k.idx != lab: labs.append({"id": _LID[k.idx], "name": k.name, "reputation": k.reputation})
         t["labs"] = labs; t["market"] = {"price_pressure": pp, "energy_price": em}; t["shocks"] = list(w.shocks)
+        t["reputation"] = L.reputation; t["escrow"] = 0.   # its own reputation (a change bumps the version too); no escrow
         tp = cache[tk] = (key, w, t)
     x = L.budget                      # `_r2`, inline
     obs = tp[2].copy()                # a copy of the template (a display of 18 keys grows its dict key by key)
     obs["round"] = w.round
     obs["budget"] = _trunc(x * 100. + .5) / 100. if x >= 0. else -_trunc(.5 - x * 100.) / 100.
-    obs["escrow"] = _trunc(esc * 100. + .5) / 100. if esc else 0.; obs["reputation"] = L.reputation
+    if esc: obs["escrow"] = _trunc(esc * 100. + .5) / 100.   # else the template's 0.
     obs["jobs"] = jobs; obs["blocks"] = blocks; obs["offers"] = inbox; obs["my_offers"] = mine
     obs["coalitions"] = coal; obs["events"] = w.events[-6:]
     return obs
@@ -357,7 +358,8 @@ class MarketEnv:
     def observe(self, lab: int = 0) -> dict:
         "Observation of `lab` now."
         obs = _observe(self.w, lab, self.task.name, self.views, _OBS_ENV)
-        obs["invalid_actions"], obs["last_error"] = self.invalid[lab], self.last_error[lab]
+        if self.invalid[lab]: obs["invalid_actions"] = self.invalid[lab]   # else the template's 0 and None
+        if self.last_error[lab] is not None: obs["last_error"] = self.last_error[lab]
         return obs
 
     def snapshot(self):
@@ -835,7 +837,8 @@ class MarketEnv:
             self.transcript.meta["outcome"] = ep
         res = _new(StepResult)        # = StepResult(self.observe(0), r, self.done, info), without the __init__ call
         res.observation = obs = _observe(self.w, 0, self.task.name, self.views, _OBS_ENV)   # `observe(0)`, inline
-        obs["invalid_actions"], obs["last_error"] = self.invalid[0], self.last_error[0]
+        if self.invalid[0]: obs["invalid_actions"] = self.invalid[0]   # else the template's 0 and None
+        if self.last_error[0] is not None: obs["last_error"] = self.last_error[0]
         res.reward, res.done, res.info = r, self.done, info
         return res
 
