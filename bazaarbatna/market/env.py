@@ -265,6 +265,8 @@ def _r2(x):
     "`round(x, 2)` (half away from zero) without `round`'s string round trip."
     return _trunc(x * 100. + .5) / 100. if x >= 0. else -_trunc(.5 - x * 100.) / 100.
 
+_NO_REWARD = {"money": 0., "job_value": 0., "progress_shaping": 0.}   # the components of a step that moved nothing (copied)
+
 def _r6(x): return _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
 
 def _fast_fields(fields) -> tuple | None:
@@ -409,22 +411,24 @@ class MarketEnv:
 
     def _reward(self, lab: int) -> tuple:
         "Reward components since the last call for `lab`, and their sum."
-        m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
         v = self.w.labs[lab].acct_version
-        if v != self.pre_v[lab] or self.done:   # else nothing in the account moved (the end zeroes the potential)
-            self.pre_v[lab] = v
-            w0, c0, p0 = self.pre[lab]
-            self.pre[lab] = (w1, c1, p1) = self._account(lab)
-            n = self.norm[lab]
-            if w1 != w0:
-                x = (w1 - w0) / n
-                m = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
-            if c1 != c0:
-                x = (c1 - c0) / n
-                jv = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
-            if p1 != p0:
-                x = p1 - p0
-                ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
+        if v == self.pre_v[lab] and not self.done:   # nothing in the account moved (the end zeroes the potential):
+            self._raw = 0.            # every component is 0, as taking it again would give
+            return _NO_REWARD.copy(), 0.
+        self.pre_v[lab] = v
+        m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
+        w0, c0, p0 = self.pre[lab]
+        self.pre[lab] = (w1, c1, p1) = self._account(lab)
+        n = self.norm[lab]
+        if w1 != w0:
+            x = (w1 - w0) / n
+            m = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
+        if c1 != c0:
+            x = (c1 - c0) / n
+            jv = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
+        if p1 != p0:
+            x = p1 - p0
+            ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
         self._raw = x = m + jv + ps   # = sum(comp.values()), before clipping
         x = x if x < 1. else 1.       # = max(-1., min(1., x)): min/max with keywords-capable signatures are slow calls
         return {"money": m, "job_value": jv, "progress_shaping": ps}, x if x > -1. else -1.

@@ -254,6 +254,8 @@ _URGENCY_PANIC = tuple((70 + i) / 100 for i in range(31))  # deadline-panicked l
 _REPUTATION = tuple((55 + i) / 100 for i in range(26))     # 0.55 … 0.80
 _SHAPE = tuple((g, d, g * d, tuple(int(g * d * BASE_PRICE * (55 + 60 * r) + .5) / 100 for r in _REL)) for g in _GPUS for d in _DURS)
 
+_FILL = tuple(([.5] * n, [0] * n, [0.] * n, [-99] * n) for n in range(len(LAB_NAMES) + 1))   # a lab's trust, grudge, goodwill, refused_at for n labs (never handed out: copied)
+
 def _block(rng, bid, owner):
     rnd = rng.random
     g, d, c, prices = _SHAPE[_trunc(rnd() * 5.) * 3 + _trunc(rnd() * 3.)]
@@ -278,6 +280,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
     lo, hi = cfg.jobs_per_lab
     frac = cfg.budget_frac
     need = value = money = 0
+    tr, gr, gw, rf = _FILL[n]                     # each lab's memory of the others starts as copies of these
     dlo0, dlo1, half = R // 3, R // 4, R // 2     # first deadline: calm max(3, R // 3), panicked max(2, R // 4)
     if dlo0 < 3: dlo0 = 3                         # (conditionals, not the slow max calls)
     if dlo1 < 2: dlo1 = 2
@@ -305,7 +308,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
         money += budget
         L = new(Lab)                  # = Lab(i, name, archetype, budget, reputation, jobs, trust, grudge, goodwill, refused_at)
         L.idx = i; L.name = LAB_NAMES[i]; L.archetype = arch[i]; L.budget = budget; L.reputation = _REPUTATION[t(rnd() * 26.)]
-        L.jobs = jobs; L.trust = [.5] * n; L.grudge = [0] * n; L.goodwill = [0.] * n; L.refused_at = [-99] * n
+        L.jobs = jobs; L.trust = tr.copy(); L.grudge = gr.copy(); L.goodwill = gw.copy(); L.refused_at = rf.copy()
         L.last_offer_round = -99; L.betray_at = -1; L.acct_version = 0
         labs.append(L)
     blocks, cap, k = {}, 0, 0
