@@ -638,7 +638,7 @@ class MarketEnv:
         else:
             if w.labs[lab].budget < p: raise _err("block", f"{b.id} costs {p:.2f}; your budget is {w.labs[lab].budget:.2f}")
             w.transfer(lab, "exchange", p)
-        b.owner, b.paid, b.view = lab, p, None
+        b.owner, b.paid, b.view = lab, p, None; w.gains += 1
         self._say(lab, "reserve_capacity", p, "", {"block": b.id, "coalition": a["coalition"]} if a.get("coalition") else {"block": b.id})
 
     def _h_release_capacity(self, lab, a):

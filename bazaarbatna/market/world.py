@@ -77,6 +77,7 @@ class Lab:
     refused_at: list        # refused_at[k]: last round this lab refused a coalition from k (-99: never)
     last_offer_round: int = -99   # last round this lab sent an unsolicited offer
     betray_at: int = -1           # round a deceptive lab plans to take back its pooled block
+    idle_at: int = field(default=-1, repr=False, compare=False)   # `World.gains` when it last had no open job and no unpooled block of its own
     acct_version: int = field(default=0, repr=False, compare=False)   # bumped whenever its budget, its escrow in a coalition or its jobs change: a reward skips an account that did not move
 
     @property
@@ -140,6 +141,7 @@ class World:
     alive: list | None = field(default=None, repr=False, compare=False)   # blocks that may have hours left, in listing order
     alive_n: int = field(default=-1, repr=False, compare=False)           # len(blocks) when `alive` was listed
     goodwill_live: bool = field(default=True, repr=False, compare=False)   # False: no goodwill to decay (`MarketEnv._goodwill` sets it; so must code that sets goodwill by hand)
+    gains: int = field(default=0, repr=False, compare=False)   # bumped whenever a lab may get an unpooled block of its own (a trade, a purchase, a breach, a settlement): idle scripted labs wake up
     public_version: int = field(default=0, repr=False, compare=False)   # bumped whenever a reputation, the price pressure, the energy price or the shocks change: observations reuse what they show of these while it stands
 
     def add_offer(self, o: Offer):
@@ -309,7 +311,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
         L = new(Lab)                  # = Lab(i, name, archetype, budget, reputation, jobs, trust, grudge, goodwill, refused_at)
         L.idx = i; L.name = LAB_NAMES[i]; L.archetype = arch[i]; L.budget = budget; L.reputation = _REPUTATION[t(rnd() * 26.)]
         L.jobs = jobs; L.trust = tr.copy(); L.grudge = gr.copy(); L.goodwill = gw.copy(); L.refused_at = rf.copy()
-        L.last_offer_round = -99; L.betray_at = -1; L.acct_version = 0
+        L.last_offer_round = -99; L.betray_at = -1; L.acct_version = 0; L.idle_at = -1
         labs.append(L)
     blocks, cap, k = {}, 0, 0
     share, target = cfg.exchange_share, cfg.supply_ratio * need
@@ -330,7 +332,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
     w.money_total = money + 0.0    # = w.money_in_play() at the start: budgets only
     w.hours_total = cap            # = w.hours_in_play() at the start: every block's hours
     w.hours_failed = 0; w.next_id = 100; w.expiry = -1; w.rep_version = 0
-    w.alive = None; w.alive_n = -1; w.goodwill_live = False; w.public_version = 0
+    w.alive = None; w.alive_n = -1; w.goodwill_live = False; w.public_version = 0; w.gains = 0
     return w
 
 # %% ../../nbs/20_market_world.ipynb #6b0a667f
@@ -460,6 +462,7 @@ def trade(w: World, seller: int, buyer: int, b: Block, payment: float):
     "Move block `b` from `seller` to `buyer` for `payment`."
     w.transfer(buyer, seller, payment)
     b.owner, b.paid, b.view = buyer, payment, None
+    w.gains += 1
 
 def expire_jobs(w: World, final: bool = False) -> list:
     "Close jobs whose deadline passed (all open jobs if `final`) with partial credit; return them."
@@ -489,6 +492,7 @@ def breach(w: World, lab: int, b: Block) -> float:
     fine = min(w.labs[lab].budget, _round(BREACH_PENALTY * b.hours_left * c.rate, 2))
     for m in others: w.transfer(lab, m, _round(fine / len(others), 4))
     b.pool, b.view = "", None
+    w.gains += 1
     c.breached.append(lab)
     L = w.labs[lab]
     L.reputation = _round(max(0., L.reputation - BREACH_REPUTATION), 3)
@@ -520,6 +524,7 @@ def settle(w: World, c: Coalition) -> dict:
         c.money[m] = 0.
     for b in w.blocks.values():
         if b.pool == c.id: b.pool, b.view = "", None
+    w.gains += 1
     for m in c.members:
         if m not in c.breached:
             w.labs[m].reputation = _round(min(1., w.labs[m].reputation + .05), 3)
