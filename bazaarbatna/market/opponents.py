@@ -186,11 +186,11 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                 fine = breach(w, lab, b)
                 events.append(f"{L.name} took block {b.id} back from coalition (breach; paid {fine:.1f})")
                 break
+    if L.idle_at == w.gains and len(driven) == 1: return events, offers   # no job (for good) and still no block to offer (below)
     jobs = []                         # loops, not comprehensions: a comprehension is a call in Python 3.11
     for j in L.jobs:
         if j.status == "open" and r <= j.deadline: jobs.append(j)
     if not jobs and (r - L.last_offer_round < 3 or not driven): return events, offers   # nothing to run, buy or offer
-    if not jobs and L.idle_at == w.gains and len(driven) == 1: return events, offers   # still no block to offer (below)
     # one pass sorts the live blocks: `mine` (owned or pooled: it may run them), the exchange's, and the other
     # labs' unpooled ones; every later scan reads a short list (an allocation only lowers `hours_left`)
     mine, exch, others, have = [], [], [], 0
