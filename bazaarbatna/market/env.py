@@ -205,7 +205,7 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
                                                       "my_escrow": _round(m, 2), "pooled": pl or []})
                 coal.append(hit[1])
     em = w.energy_mult
-    key = (w.rep_version, pp, em, len(w.shocks))   # what the template shows that can change (one tuple compare)
+    key = w.public_version            # bumped whenever what the template shows of the market can change
     tk = lab if template is _OBS_ENV else ~lab   # the lab's template: the keys in order, with what changes rarely filled in
     tp = cache.get(tk)
     if tp is None or tp[0] != key or tp[1] is not w:
@@ -215,12 +215,13 @@ def _observe(w: World, lab: int, task: str, views: _Views | None, template: dict
         for k in w.labs:
             if k.idx != lab: labs.append({"id": _LID[k.idx], "name": k.name, "reputation": k.reputation})
         t["labs"] = labs; t["market"] = {"price_pressure": pp, "energy_price": em}; t["shocks"] = list(w.shocks)
+        t["reputation"] = L.reputation; t["escrow"] = 0.   # its own reputation (a change bumps the version too); no escrow
         tp = cache[tk] = (key, w, t)
     x = L.budget                      # `_r2`, inline
     obs = tp[2].copy()                # a copy of the template (a display of 18 keys grows its dict key by key)
     obs["round"] = w.round
     obs["budget"] = _trunc(x * 100. + .5) / 100. if x >= 0. else -_trunc(.5 - x * 100.) / 100.
-    obs["escrow"] = _trunc(esc * 100. + .5) / 100. if esc else 0.; obs["reputation"] = L.reputation
+    if esc: obs["escrow"] = _trunc(esc * 100. + .5) / 100.   # else the template's 0.
     obs["jobs"] = jobs; obs["blocks"] = blocks; obs["offers"] = inbox; obs["my_offers"] = mine
     obs["coalitions"] = coal; obs["events"] = w.events[-6:]
     return obs
@@ -264,6 +265,8 @@ def _r2(x):
     "`round(x, 2)` (half away from zero) without `round`'s string round trip."
     return _trunc(x * 100. + .5) / 100. if x >= 0. else -_trunc(.5 - x * 100.) / 100.
 
+_NO_REWARD = {"money": 0., "job_value": 0., "progress_shaping": 0.}   # the components of a step that moved nothing (copied)
+
 def _r6(x): return _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
 
 def _fast_fields(fields) -> tuple | None:
@@ -281,12 +284,13 @@ _FAST = {name: _fast_fields((*fields, *ACTION_SCHEMA.common)) for name, fields i
 
 def _parse(raw):
     "`ACTION_SCHEMA.parse(raw)`: a plain dict whose fields all pass is checked here, at a fraction of the cost; anything else (text, a bad field) goes to `parse`, which gives the same result or error."
+    # A dict that holds just the action and fields that pass is returned as it is: the mapping `parse` would
+    # build (the handlers only read it, and nothing keeps it). With anything more in it, `parse` copies the fields out.
     if type(raw) is dict:
         name = raw.get("action")
         spec = _FAST.get(name) if type(name) is str else None
         if spec is not None:
-            out = {"action": name}
-            if not spec: return out   # wait, finish: no fields
+            n = 1                     # the action and the fields found
             for k, string, req, lo, hi, ml in spec:
                 v = raw.get(k)
                 if v is None:
@@ -297,8 +301,9 @@ def _parse(raw):
                 else:
                     t = type(v)        # bool, NaN, inf and out-of-range values fail here
                     if not (t is int or (t is float and not ml)) or not (lo <= v <= hi): break
-                out[k] = v
-            else: return out
+                n += 1
+            else:
+                if n == len(raw): return raw
     return ACTION_SCHEMA.parse(raw)
 
 class _Transcript(Transcript):
@@ -341,6 +346,7 @@ class MarketEnv:
             v = 0
             for j in l.jobs: v += j.value
             self.norm.append(v if v > 1. else 1.); self.wealth0.append(l.budget); self.pre.append((l.budget, 0., 0.)); names.append(l.name)
+        self.pre_v = [0] * n          # each lab's `acct_version` when `pre` was taken
         self.invalid = [0] * n
         self.last_error = [None] * n
         self.pitched = set()          # (lab, text) already pitched: repeated text scores less
@@ -354,7 +360,8 @@ class MarketEnv:
     def observe(self, lab: int = 0) -> dict:
         "Observation of `lab` now."
         obs = _observe(self.w, lab, self.task.name, self.views, _OBS_ENV)
-        obs["invalid_actions"], obs["last_error"] = self.invalid[lab], self.last_error[lab]
+        if self.invalid[lab]: obs["invalid_actions"] = self.invalid[lab]   # else the template's 0 and None
+        if self.last_error[lab] is not None: obs["last_error"] = self.last_error[lab]
         return obs
 
     def snapshot(self):
@@ -367,6 +374,7 @@ class MarketEnv:
         (self.w, st, self.invalid, self.last_error, self.pitched, self.done, self.reason, self.stats, meta, turns,
          self.pre, self.seed) = copy.deepcopy(snap)
         self.rng.setstate(st)
+        self.pre_v = [-1] * len(self.w.labs)   # the next reward takes every account again
         self.transcript = _Transcript(meta=meta, turns=turns)
         self.views = _Views()
         self.norm = [max(1., sum(j.value for j in l.jobs)) for l in self.w.labs]
@@ -394,17 +402,24 @@ class MarketEnv:
             if live and j.status == "open": phi += j.value * j.done_hours / j.gpu_hours
         return e, cred, SHAPING * phi / self.norm[lab]
 
-    def utility(self, lab: int = 0) -> float:
+    def utility(self, lab: int = 0,
+                acct: tuple | None = None,  # `_account(lab)` when just computed (`step` passes the one `_reward` made)
+               ) -> float:
         "Normalized utility so far: (credited value + wealth change) / total job value, clipped to [-1, 1]."
-        w, cred, _ = self._account(lab)
+        w, cred, _ = acct or self._account(lab)
         return max(-1., min(1., (cred + w - self.wealth0[lab]) / self.norm[lab]))
 
     def _reward(self, lab: int) -> tuple:
         "Reward components since the last call for `lab`, and their sum."
+        v = self.w.labs[lab].acct_version
+        if v == self.pre_v[lab] and not self.done:   # nothing in the account moved (the end zeroes the potential):
+            self._raw = 0.            # every component is 0, as taking it again would give
+            return _NO_REWARD.copy(), 0.
+        self.pre_v[lab] = v
+        m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
         w0, c0, p0 = self.pre[lab]
         self.pre[lab] = (w1, c1, p1) = self._account(lab)
         n = self.norm[lab]
-        m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
         if w1 != w0:
             x = (w1 - w0) / n
             m = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
@@ -619,11 +634,11 @@ class MarketEnv:
             c = self._coal(a["coalition"], lab)
             p = _r2(p * (1 - COALITION_DISCOUNT))
             if c.money.get(lab, 0.) < p: raise _err("coalition", f"your escrow in {c.id} is {c.money.get(lab, 0.):.2f}; {b.id} costs {p:.2f} there")
-            c.money[lab] -= p; w.accounts["exchange"] += p
+            c.money[lab] -= p; w.accounts["exchange"] += p; w.labs[lab].acct_version += 1
         else:
             if w.labs[lab].budget < p: raise _err("block", f"{b.id} costs {p:.2f}; your budget is {w.labs[lab].budget:.2f}")
             w.transfer(lab, "exchange", p)
-        b.owner, b.paid, b.view = lab, p, None
+        b.owner, b.paid, b.view = lab, p, None; w.gains += 1
         self._say(lab, "reserve_capacity", p, "", {"block": b.id, "coalition": a["coalition"]} if a.get("coalition") else {"block": b.id})
 
     def _h_release_capacity(self, lab, a):
@@ -673,6 +688,7 @@ class MarketEnv:
         if p:
             w.labs[lab].budget -= p
             c.money[lab] = c.money.get(lab, 0.) + p
+            w.labs[lab].acct_version += 1
         for m in c.members:
             if m != lab: w.labs[m].trust[lab] = min(1., w.labs[m].trust[lab] + .02)
         self._say(lab, "commit_to_coalition", p or None, "", {"coalition": c.id, "block": b.id} if b else {"coalition": c.id})
@@ -751,7 +767,7 @@ class MarketEnv:
             _, kind = plan.pop(0)
             rec = apply_shock(w, kind, self.rng)
             turns.append((r, "market", "shock", None, rec["detail"], {"kind": kind}))
-        if w.energy_until == r: w.energy_mult = 1.
+        if w.energy_until == r: w.energy_mult = 1.; w.public_version += 1
         if w.goodwill_live:           # goodwill toward driven labs decays (nothing to do while none was judged)
             left = False
             for i, d in self.decay:   # scripted labs in index order, each toward every driven lab
@@ -781,18 +797,20 @@ class MarketEnv:
                                              {"coalition": c.id, "net": {f"L{k}": _round(v, 2) for k, v in net.items()}, "breached": [f"L{k}" for k in c.breached]}))
         self.done, self.reason = True, reason
 
-    def episode_info(self, lab: int = 0) -> dict:
+    def episode_info(self, lab: int = 0,
+                     acct: tuple | None = None,  # `_account(lab)` now, when just computed (`step`: the one `_reward` made)
+                    ) -> dict:
         "Outcome of the episode for `lab` (the `episode` entry of the last step's info)."
         w, st = self.w, self.stats
         L = w.labs[lab]
-        done, cred = 0, 0.            # one pass over the jobs: jobs done, credited value (`_account`'s sum)
+        if acct is None: acct = self._account(lab)
+        done = 0
         for j in L.jobs:
-            cred += j.credited
             if j.status == "done": done += 1
-        e, w0 = self.wealth(lab), self.wealth0[lab]
+        e, cred, _ = acct; w0 = self.wealth0[lab]
         shocks = []
         for x in w.shocks: shocks.append(x["kind"])
-        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(self.utility(lab), 6), "rounds": w.round,
+        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(self.utility(lab, acct), 6), "rounds": w.round,
                 "reason": self.reason, "jobs_done": done, "jobs": len(L.jobs),
                 "value": _round(cred, 2), "wealth_change": _round(e - w0, 2),
                 "trades": st["trades"], "coalitions": st["coalitions"], "breaches": st["breaches"], "pitches": st["pitches"],
@@ -819,11 +837,12 @@ class MarketEnv:
         if raw != r: comp["clip"] = r - raw
         info["reward_components"] = comp
         if self.done:
-            info["episode"] = ep = self.episode_info(0)
+            info["episode"] = ep = self.episode_info(0, self.pre[0])   # the account `_reward` just took: nothing moved since
             self.transcript.meta["outcome"] = ep
         res = _new(StepResult)        # = StepResult(self.observe(0), r, self.done, info), without the __init__ call
         res.observation = obs = _observe(self.w, 0, self.task.name, self.views, _OBS_ENV)   # `observe(0)`, inline
-        obs["invalid_actions"], obs["last_error"] = self.invalid[0], self.last_error[0]
+        if self.invalid[0]: obs["invalid_actions"] = self.invalid[0]   # else the template's 0 and None
+        if self.last_error[0] is not None: obs["last_error"] = self.last_error[0]
         res.reward, res.done, res.info = r, self.done, info
         return res
 

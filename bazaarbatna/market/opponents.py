@@ -186,6 +186,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                 fine = breach(w, lab, b)
                 events.append(f"{L.name} took block {b.id} back from coalition (breach; paid {fine:.1f})")
                 break
+    if L.idle_at == w.gains and len(driven) == 1: return events, offers   # no job (for good) and still no block to offer (below)
     jobs = []                         # loops, not comprehensions: a comprehension is a call in Python 3.11
     for j in L.jobs:
         if j.status == "open" and r <= j.deadline: jobs.append(j)
@@ -196,6 +197,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
     if not jobs:                      # nothing to run or buy: only its own unpooled blocks matter (spares to offer)
         for b in (w.alive if w.alive_n == len(w.blocks) else _alive(w)):
             if b.hours_left > 0 and b.owner == lab and not b.pool: mine.append(b)
+        if not mine: L.idle_at = w.gains   # no job and nothing to offer: its turns change nothing until it gets a block
     else:
         for b in (w.alive if w.alive_n == len(w.blocks) else _alive(w)):   # the blocks that may have hours left
             if b.hours_left > 0:
@@ -245,7 +247,7 @@ def act(w: World, lab: int, rng, driven: tuple = (0,)) -> tuple:
                         if v > p * 1.05 and (fit is None or v - p > fv): fit, fv = (b, p), v - p
             if fit:
                 b, p = fit
-                w.transfer(lab, "exchange", p); b.owner, b.paid, b.view = lab, p, None
+                w.transfer(lab, "exchange", p); b.owner, b.paid, b.view = lab, p, None; w.gains += 1
                 events.append(f"{L.name} bought {b.id} from the exchange for {p:.1f}")
                 return events, offers
         if others:

@@ -253,9 +253,11 @@ class Expert(_Base):
         if jobs:                      # the best exchange buy (without open jobs a block is worth 0: never a buy)
             best, bv = None, 0.
             for b in exch:
+                p = b["price"]
+                if p > budget: continue       # unaffordable whatever its energy bill (>= 0): its worth is not needed
                 x = _worth_energy(b, jobs, e)
-                if b["price"] + x[1] > budget: continue
-                v = x[0] - b["price"]
+                if p + x[1] > budget: continue
+                v = x[0] - p
                 if v > bv: best, bv = b, v
             if best is not None: return {"action": "reserve_capacity", "block": best["id"]}
             spare = []

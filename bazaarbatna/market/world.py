@@ -77,6 +77,8 @@ class Lab:
     refused_at: list        # refused_at[k]: last round this lab refused a coalition from k (-99: never)
     last_offer_round: int = -99   # last round this lab sent an unsolicited offer
     betray_at: int = -1           # round a deceptive lab plans to take back its pooled block
+    idle_at: int = field(default=-1, repr=False, compare=False)   # `World.gains` when it last had no open job and no unpooled block of its own
+    acct_version: int = field(default=0, repr=False, compare=False)   # bumped whenever its budget, its escrow in a coalition or its jobs change: a reward skips an account that did not move
 
     @property
     def id(self) -> str: return f"L{self.idx}"
@@ -139,6 +141,8 @@ class World:
     alive: list | None = field(default=None, repr=False, compare=False)   # blocks that may have hours left, in listing order
     alive_n: int = field(default=-1, repr=False, compare=False)           # len(blocks) when `alive` was listed
     goodwill_live: bool = field(default=True, repr=False, compare=False)   # False: no goodwill to decay (`MarketEnv._goodwill` sets it; so must code that sets goodwill by hand)
+    gains: int = field(default=0, repr=False, compare=False)   # bumped whenever a lab may get an unpooled block of its own (a trade, a purchase, a breach, a settlement): idle scripted labs wake up
+    public_version: int = field(default=0, repr=False, compare=False)   # bumped whenever a reputation, the price pressure, the energy price or the shocks change: observations reuse what they show of these while it stands
 
     def add_offer(self, o: Offer):
         "Record a new offer."
@@ -181,9 +185,9 @@ class World:
     def transfer(self, frm, to, amount: float):
         "Move `amount` of money between labs (ints) or ledger accounts (str)."
         if amount <= 0: return
-        if isinstance(frm, int): self.labs[frm].budget -= amount
+        if isinstance(frm, int): L = self.labs[frm]; L.budget -= amount; L.acct_version += 1
         else: self.accounts[frm] -= amount
-        if isinstance(to, int): self.labs[to].budget += amount
+        if isinstance(to, int): L = self.labs[to]; L.budget += amount; L.acct_version += 1
         else: self.accounts[to] += amount
 
 # %% ../../nbs/20_market_world.ipynb #eefe7370
@@ -252,6 +256,8 @@ _URGENCY_PANIC = tuple((70 + i) / 100 for i in range(31))  # deadline-panicked l
 _REPUTATION = tuple((55 + i) / 100 for i in range(26))     # 0.55 … 0.80
 _SHAPE = tuple((g, d, g * d, tuple(int(g * d * BASE_PRICE * (55 + 60 * r) + .5) / 100 for r in _REL)) for g in _GPUS for d in _DURS)
 
+_FILL = tuple(([.5] * n, [0] * n, [0.] * n, [-99] * n) for n in range(len(LAB_NAMES) + 1))   # a lab's trust, grudge, goodwill, refused_at for n labs (never handed out: copied)
+
 def _block(rng, bid, owner):
     rnd = rng.random
     g, d, c, prices = _SHAPE[_trunc(rnd() * 5.) * 3 + _trunc(rnd() * 3.)]
@@ -276,6 +282,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
     lo, hi = cfg.jobs_per_lab
     frac = cfg.budget_frac
     need = value = money = 0
+    tr, gr, gw, rf = _FILL[n]                     # each lab's memory of the others starts as copies of these
     dlo0, dlo1, half = R // 3, R // 4, R // 2     # first deadline: calm max(3, R // 3), panicked max(2, R // 4)
     if dlo0 < 3: dlo0 = 3                         # (conditionals, not the slow max calls)
     if dlo1 < 2: dlo1 = 2
@@ -303,8 +310,8 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
         money += budget
         L = new(Lab)                  # = Lab(i, name, archetype, budget, reputation, jobs, trust, grudge, goodwill, refused_at)
         L.idx = i; L.name = LAB_NAMES[i]; L.archetype = arch[i]; L.budget = budget; L.reputation = _REPUTATION[t(rnd() * 26.)]
-        L.jobs = jobs; L.trust = [.5] * n; L.grudge = [0] * n; L.goodwill = [0.] * n; L.refused_at = [-99] * n
-        L.last_offer_round = -99; L.betray_at = -1
+        L.jobs = jobs; L.trust = tr.copy(); L.grudge = gr.copy(); L.goodwill = gw.copy(); L.refused_at = rf.copy()
+        L.last_offer_round = -99; L.betray_at = -1; L.acct_version = 0; L.idle_at = -1
         labs.append(L)
     blocks, cap, k = {}, 0, 0
     share, target = cfg.exchange_share, cfg.supply_ratio * need
@@ -325,7 +332,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
     w.money_total = money + 0.0    # = w.money_in_play() at the start: budgets only
     w.hours_total = cap            # = w.hours_in_play() at the start: every block's hours
     w.hours_failed = 0; w.next_id = 100; w.expiry = -1; w.rep_version = 0
-    w.alive = None; w.alive_n = -1; w.goodwill_live = False
+    w.alive = None; w.alive_n = -1; w.goodwill_live = False; w.public_version = 0; w.gains = 0
     return w
 
 # %% ../../nbs/20_market_world.ipynb #6b0a667f
@@ -394,6 +401,7 @@ def apply_shock(w: World, kind: str, rng) -> dict:
     # reliability dropped, every job when urgency rises); energy prices and budgets are not in block or job views
     rec = {"round": r, "kind": kind, "detail": detail}
     w.shocks.append(rec)
+    w.public_version += 1
     return rec
 
 # %% ../../nbs/20_market_world.ipynb #85ba78cb
@@ -427,8 +435,10 @@ def allocate(w: World, lab: int, b: Block, job: Job, hours: int | None = None) -
     if need < h: h = need
     if h <= 0: return 0
     cost = _trunc(h * b.energy_cost * w.energy_mult * 10000. + .5) / 10000.   # energy_bill, and the transfer, inline
+    L = w.labs[lab]                   # its budget and its job change
+    L.acct_version += 1
     if cost > 0.:
-        w.labs[lab].budget -= cost; w.accounts["energy"] += cost
+        L.budget -= cost; w.accounts["energy"] += cost
     b.hours_left = hl = b.hours_left - h
     v = b.view                        # views are shared and read-only: a changed one is a patched copy (`dict.copy`
     if v is not None:                 # clones the table: cheaper than building it again); only hours_left changed
@@ -452,6 +462,7 @@ def trade(w: World, seller: int, buyer: int, b: Block, payment: float):
     "Move block `b` from `seller` to `buyer` for `payment`."
     w.transfer(buyer, seller, payment)
     b.owner, b.paid, b.view = buyer, payment, None
+    w.gains += 1
 
 def expire_jobs(w: World, final: bool = False) -> list:
     "Close jobs whose deadline passed (all open jobs if `final`) with partial credit; return them."
@@ -463,6 +474,7 @@ def expire_jobs(w: World, final: bool = False) -> list:
             if j.status == "open":
                 if final or r > j.deadline:
                     j.status, j.view = "expired", None
+                    l.acct_version += 1
                     j.credited = _trunc(j.value * j.partial_credit * j.done_hours / j.gpu_hours * 10000. + .5) / 10000.
                     out.append(j)
                 elif j.deadline < nxt: nxt = j.deadline
@@ -480,10 +492,11 @@ def breach(w: World, lab: int, b: Block) -> float:
     fine = min(w.labs[lab].budget, _round(BREACH_PENALTY * b.hours_left * c.rate, 2))
     for m in others: w.transfer(lab, m, _round(fine / len(others), 4))
     b.pool, b.view = "", None
+    w.gains += 1
     c.breached.append(lab)
     L = w.labs[lab]
     L.reputation = _round(max(0., L.reputation - BREACH_REPUTATION), 3)
-    w.rep_version += 1
+    w.rep_version += 1; w.public_version += 1
     for m in others:
         M = w.labs[m]
         M.trust[lab] = min(M.trust[lab], .1)
@@ -499,6 +512,7 @@ def settle(w: World, c: Coalition) -> dict:
         if from_pool > 0:
             c.money[user] -= from_pool
             w.labs[owner].budget += from_pool
+            w.labs[user].acct_version += 1; w.labs[owner].acct_version += 1
         rest = min(due - from_pool, w.labs[user].budget)
         w.transfer(user, owner, rest)
         net[user] -= from_pool + rest; net[owner] += from_pool + rest
@@ -510,11 +524,13 @@ def settle(w: World, c: Coalition) -> dict:
         c.money[m] = 0.
     for b in w.blocks.values():
         if b.pool == c.id: b.pool, b.view = "", None
+    w.gains += 1
     for m in c.members:
         if m not in c.breached:
             w.labs[m].reputation = _round(min(1., w.labs[m].reputation + .05), 3)
             for k in c.members:
                 if k != m: w.labs[k].trust[m] = min(1., w.labs[k].trust[m] + .1)
     c.settled = True
-    w.rep_version += 1
+    for m in c.members: w.labs[m].acct_version += 1   # refunds, and its escrow leaves their wealth
+    w.rep_version += 1; w.public_version += 1
     return net
