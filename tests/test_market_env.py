@@ -499,3 +499,20 @@ def test_inline_views_equal_the_view_functions():
                 res = env.step(pol.act(obs))
                 if res.done: break
                 obs = res.observation
+
+@pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])
+@pytest.mark.parametrize("policy", ["random_valid", "expert", "greedy_hoarder"])
+def test_account_version_catches_every_change(task, policy):
+    "The reward skips an account whose `acct_version` did not move: after every step, the one it kept must equal a fresh one."
+    checked = 0
+    for seed in range(15):
+        env, pol = make_env(task, seed), POLICIES[policy](seed)
+        pol.reset(seed); obs = env.reset(seed)
+        while True:
+            r = env.step(pol.act(obs))
+            if r.done: break
+            for lab in range(len(env.w.labs)):
+                if env.pre_v[lab] == env.w.labs[lab].acct_version:   # the kept account claims to be current
+                    assert env.pre[lab] == env._account(lab), (task, policy, seed, lab, env.w.round); checked += 1
+            obs = r.observation
+    assert checked > 0
