@@ -10,13 +10,13 @@ import json, math, statistics, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from ..core import extract_json
-from ..arenas import get_arena, make_policy
+from ..arenas import get_arena, list_policies, make_policy
 from ..agents import build_messages, parse_reply, guard_action, teacher_policy
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'State', 'collect_states', 'score_after', 'score_reply', 'replay_score',
-           'EnvReward', 'build_grpo_dataset', 'train_grpo']
+__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'State', 'collect_states', 'check_continuation', 'score_after',
+           'score_reply', 'replay_score', 'EnvReward', 'build_grpo_dataset', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #2dce2dbc
 @dataclass
@@ -61,11 +61,19 @@ def collect_states(arena: str,                     # "bazaar" or "market"
 FORMAT_BONUS = 0.05   # added when the reply is exactly one valid JSON action and nothing else
 CONTINUATION = "expert"  # the policy that finishes the episode after the scored move
 HOLD = "hold"            # continuation that repeats the scored move (guarded) until the episode ends
+IDLE = "idle"            # continuation that waits until the episode ends (arenas with a `wait` action: the market)
+
+def check_continuation(arena: str, continuation: str) -> str:
+    "`continuation` unchanged, or a ValueError naming it and what `arena` accepts."
+    ok = [HOLD, *list_policies(arena)] + ([IDLE] if "wait" in get_arena(arena).ACTION_SCHEMA.actions else [])
+    if continuation not in ok: raise ValueError(f"unknown continuation {continuation!r} for the {arena} arena; choose one of {ok}")
+    return continuation
 
 def _finish(arena, env, seed, r, continuation, max_steps, move=None):
-    "Play `continuation` (a policy name, or `HOLD`: repeat `move`) from the current state to the end; the rewards it collects."
+    "Play `continuation` (a policy name, `HOLD`: repeat `move`, `IDLE`: wait) from the current state to the end; the rewards it collects."
     if r.done: return 0.0
     obs, g = r.observation, 0.0
+    if continuation == IDLE: continuation, move = HOLD, {"action": "wait"}
     if continuation == HOLD:
         for _ in range(max_steps):
             r = env.step(guard_action(arena, move, obs) if isinstance(move, dict) else move); g += r.reward; obs = r.observation
@@ -169,13 +177,14 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                tasks: dict | None = None,      # arena -> task names (default: all)
                compact: bool = False,          # compact prompts (as in SFT and eval)
                max_per_episode: int = 6,       # decision points per training episode
-               continuation: str = CONTINUATION,  # how a scored move's episode is finished: a policy name or `HOLD`
+               continuation: str = CONTINUATION,  # how a scored move's episode is finished: a policy name, `HOLD` or `IDLE`
               ) -> dict:
     "GRPO on live-env rewards; returns a summary dict."
     from trl import GRPOConfig, GRPOTrainer
     from bazaarbatna.models import end_of_turn_ids
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path
+    for ar in arenas: check_continuation(ar, continuation)
     p = profile if isinstance(profile, Profile) else get_profile(profile)
     G = num_generations or p.num_generations
     out = Path(out_dir); stage_dir = out / "grpo"
