@@ -183,11 +183,9 @@ def price_ladder(obs: dict) -> list[tuple[str, float]]:
     return [(n, p) for n, p in rungs if lo <= p < cap] + [("ask" if ask <= budget else "budget", cap)]
 
 def ladder_line(obs: dict) -> str:
-    "The ladder as one prompt line ('' when the observation has no prices), flagged when this offer is the last."
+    "The ladder as one prompt line ('' when the observation has no prices)."
     lad = price_ladder(obs)
-    if not lad: return ""
-    last = "Last offer: the seller takes it or the haggle ends. " if obs.get("rounds_left") == 1 else ""
-    return last + "Offer ladder (% of opening ask): " + ", ".join(f"{n}={p}" for n, p in lad)
+    return "Offer ladder (% of opening ask): " + ", ".join(f"{n}={p}" for n, p in lad) if lad else ""
 
 def snap_to_ladder(price: float, obs: dict) -> float | int:
     "The lowest ladder price at or above `price` (the ladder's top when none is)."
