@@ -58,7 +58,7 @@ def build_messages(arena: str,             # "bazaar" or "market"
     a = get_arena(arena)
     if compact:
         user = compact_observation(a.render_observation(obs))
-        if hint := PROMPT_HINTS[arena](obs): user += "\n" + hint
+        if (hint := PROMPT_HINTS.get(arena)) and (line := hint(obs)): user += "\n" + line   # another arena: no hint line
         return [{"role": "system", "content": compact_system_prompt(arena)}, {"role": "user", "content": user + "\nJSON:"}]
     if brief is None: brief = task_brief(arena, obs)
     user = a.render_observation(obs).strip() + "\n\nYour move (one JSON object):"
