@@ -61,3 +61,26 @@ def test_sigkill_then_resume_matches_uninterrupted(tmp_path):
     for s in range(killed_at + 1, steps + 1):
         assert b[s] == pytest.approx(a[s], rel=1e-4, abs=1e-5), (s, a[s], b[s])
     assert any(a[s] != a[1] for s in a)                        # the losses really move
+
+def test_every_checkpoint_is_saved_after_its_curve_row(tmp_path, monkeypatch):
+    "The order that makes a kill at any moment harmless: when checkpoint-k is written, the curve already holds step k."
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
+    from peft import LoraConfig
+    from bazaarbatna.train import checkpoints as C
+    seen, save = [], C.StepCheckpointer.save
+    def checked_save(self):
+        k = self.trainer.state.global_step
+        seen.append((k, any(r.get("step") == k and not r.get("event") for r in C.read_json(C.curve_path(tmp_path, "sft"), []))))
+        return save(self)
+    monkeypatch.setattr(C.StepCheckpointer, "save", checked_save)
+    model, tok = C.tiny_model_and_tokenizer()
+    ds = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Seller asks {p}."}],
+                             "completion": [{"role": "assistant", "content": f'{{"action": "offer", "price": {p // 2}}}'}]}
+                            for p in range(30, 50)])
+    args = SFTConfig(output_dir=str(tmp_path), max_steps=3, per_device_train_batch_size=4, use_cpu=True, seed=0,
+                     max_length=64, **{**C.checkpoint_args(), "disable_tqdm": True})
+    tr = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,
+                    peft_config=LoraConfig(r=4, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"))
+    C.train_resumable(tr, "sft", keep=2)
+    assert [k for k, _ in seen] == [1, 2, 3] and all(ok for _, ok in seen), seen

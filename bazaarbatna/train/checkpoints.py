@@ -131,9 +131,15 @@ class StepCheckpointer(TrainerCallback):
                 ):
         self.trainer, self.keep, self.every, self.hub_repo = trainer, keep, every, hub_repo
         self.save_seconds: list[float] = []
+        self._after_log = False
 
     def on_step_end(self, args, state, control, **kw):
-        if state.global_step % self.every == 0: self.save()
+        if state.global_step % self.every: return
+        if control.should_log: self._after_log = True   # this step logs: save after its curve row (`on_log`)
+        else: self.save()
+
+    def on_log(self, args, state, control, logs=None, **kw):
+        if self._after_log: self._after_log = False; self.save()
 
     def on_train_end(self, args, state, control, **kw):
         if state.global_step and not (Path(args.output_dir) / f"checkpoint-{state.global_step}").exists(): self.save()
