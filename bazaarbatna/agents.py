@@ -222,7 +222,7 @@ def market_moves_line(obs: dict) -> str:
     budget = _num(obs.get("budget")) or 0.0
     pools = {c["id"] for c in obs.get("coalitions") or () if me in c.get("members", ())}
     blocks = [b for b in obs.get("blocks") or () if (b.get("hours_left") or 0) > 0]
-    usable = [b for b in blocks if b.get("owner") == me or b.get("pool") in pools and b.get("pool")]
+    usable = [b for b in blocks if b.get("owner") == me or b.get("pool") in pools]
     jobs = [j for j in obs.get("jobs") or () if j.get("status") == "open" and j.get("done_hours", 0) < j.get("gpu_hours", 0)]
     parts = [("allocate", [f"{j['id']}+{b['id']}" for j in jobs for b in usable if b["reliability"] >= j["min_reliability"]]),
              ("reserve", [f"{b['id']} ({ladder_price(b['price'])})" for b in blocks

@@ -63,10 +63,9 @@ def _ids_line_parts(line):
     "{'allocate': [...], 'reserve': [...], ...} from a `market_moves_line`."
     parts = {}
     for part in line.removeprefix("Ids now: ").split(" | "):
-        key, _, rest = part.rpartition(" ") if part.endswith(" none") else (None, None, None)
-        if key is not None: parts[key] = []; continue
-        for k in ("allocate", "reserve", "sell yours", "buy from owner"):
-            if part.startswith(k + " "): parts[k] = part[len(k) + 1:].split(", ")
+        key = next(k for k in ("allocate", "reserve", "sell yours", "buy from owner") if part.startswith(k + " "))
+        rest = part[len(key) + 1:]
+        parts[key] = [] if rest == "none" else rest.split(", ")
     return parts
 
 @pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])

@@ -137,7 +137,6 @@ class World:
     hours_failed: int = 0
     next_id: int = 0
     expiry: int = -1        # `expire_jobs` has nothing to do while round <= expiry
-    rep_version: int = 0    # bumped whenever a reputation changes (`breach`, `settle`): observations cache on it
     alive: list | None = field(default=None, repr=False, compare=False)   # blocks that may have hours left, in listing order
     alive_n: int = field(default=-1, repr=False, compare=False)           # len(blocks) when `alive` was listed
     goodwill_live: bool = field(default=True, repr=False, compare=False)   # False: no goodwill to decay (`MarketEnv._goodwill` sets it; so must code that sets goodwill by hand)
@@ -331,7 +330,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
     w.offers = {}; w.live = []; w.sent = {}; w.coalitions = {}; w.shocks = []; w.events = []
     w.money_total = money + 0.0    # = w.money_in_play() at the start: budgets only
     w.hours_total = cap            # = w.hours_in_play() at the start: every block's hours
-    w.hours_failed = 0; w.next_id = 100; w.expiry = -1; w.rep_version = 0
+    w.hours_failed = 0; w.next_id = 100; w.expiry = -1
     w.alive = None; w.alive_n = -1; w.goodwill_live = False; w.public_version = 0; w.gains = 0
     return w
 
@@ -496,7 +495,7 @@ def breach(w: World, lab: int, b: Block) -> float:
     c.breached.append(lab)
     L = w.labs[lab]
     L.reputation = _round(max(0., L.reputation - BREACH_REPUTATION), 3)
-    w.rep_version += 1; w.public_version += 1
+    w.public_version += 1
     for m in others:
         M = w.labs[m]
         M.trust[lab] = min(M.trust[lab], .1)
@@ -512,7 +511,6 @@ def settle(w: World, c: Coalition) -> dict:
         if from_pool > 0:
             c.money[user] -= from_pool
             w.labs[owner].budget += from_pool
-            w.labs[user].acct_version += 1; w.labs[owner].acct_version += 1
         rest = min(due - from_pool, w.labs[user].budget)
         w.transfer(user, owner, rest)
         net[user] -= from_pool + rest; net[owner] += from_pool + rest
@@ -531,6 +529,6 @@ def settle(w: World, c: Coalition) -> dict:
             for k in c.members:
                 if k != m: w.labs[k].trust[m] = min(1., w.labs[k].trust[m] + .1)
     c.settled = True
-    for m in c.members: w.labs[m].acct_version += 1   # refunds, and its escrow leaves their wealth
-    w.rep_version += 1; w.public_version += 1
+    for m in c.members: w.labs[m].acct_version += 1   # pool payments, refunds, and its escrow leaves their wealth
+    w.public_version += 1
     return net
