@@ -157,9 +157,11 @@ class StepCheckpointer(TrainerCallback):
         finally: tr.args.output_dir = real
         final = out / f"checkpoint-{step}"
         if final.exists(): shutil.rmtree(final)
+        if self.keep > 1:             # make room first: a kill at any moment leaves at most `keep`, at least one
+            for old in list_checkpoints(out)[:1 - self.keep]: shutil.rmtree(old, ignore_errors=True)
         os.replace(stage / f"checkpoint-{step}", final)
         shutil.rmtree(stage, ignore_errors=True)
-        for old in list_checkpoints(out)[:-self.keep]: shutil.rmtree(old, ignore_errors=True)
+        for old in list_checkpoints(out)[:-self.keep]: shutil.rmtree(old, ignore_errors=True)   # keep == 1: after the rename
         if self.hub_repo: self._push(final)
         self.save_seconds.append(time.perf_counter() - t0)
         return final
