@@ -229,7 +229,8 @@ def market_moves_line(obs: dict) -> str:
                           if b.get("owner") == "exchange" and b.get("price") is not None and b["price"] <= budget]),
              ("sell yours", [b["id"] for b in blocks if b.get("owner") == me and not b.get("pool")]),
              ("buy from owner", [f"{b['id']}@{b['owner']}" for b in blocks
-                                 if b.get("owner") not in (me, "exchange") and not b.get("pool")])]
+                                 if b.get("owner") not in (me, "exchange") and not b.get("pool")]),
+             ("inbox offers", [o["id"] for o in obs.get("offers") or ()])]
     return "Ids now: " + " | ".join(f"{k} {', '.join(v)}" if v else f"{k} none" for k, v in parts)
 
 PROMPT_HINTS = {"bazaar": ladder_line, "market": market_moves_line}   # the last line of each arena's compact prompt

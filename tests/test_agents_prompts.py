@@ -63,7 +63,7 @@ def _ids_line_parts(line):
     "{'allocate': [...], 'reserve': [...], ...} from a `market_moves_line`."
     parts = {}
     for part in line.removeprefix("Ids now: ").split(" | "):
-        key = next(k for k in ("allocate", "reserve", "sell yours", "buy from owner") if part.startswith(k + " "))
+        key = next(k for k in ("allocate", "reserve", "sell yours", "buy from owner", "inbox offers") if part.startswith(k + " "))
         rest = part[len(key) + 1:]
         parts[key] = [] if rest == "none" else rest.split(", ")
     return parts
@@ -79,7 +79,7 @@ def test_market_ids_line_only_offers_moves_the_env_accepts(task):
         for _ in range(40):
             line = market_moves_line(obs)
             parts = _ids_line_parts(line)
-            assert set(parts) == {"allocate", "reserve", "sell yours", "buy from owner"}, line
+            assert set(parts) == {"allocate", "reserve", "sell yours", "buy from owner", "inbox offers"}, line
             moves = [{"action": "allocate_to_job", "job": p.split("+")[0], "block": p.split("+")[1]} for p in parts["allocate"]]
             moves += [{"action": "reserve_capacity", "block": p.split(" ")[0]} for p in parts["reserve"]]
             other = next((l["id"] for l in obs["labs"]), None)
@@ -87,6 +87,7 @@ def test_market_ids_line_only_offers_moves_the_env_accepts(task):
             pay = round(min(0.5, obs["budget"]), 2)                 # a buy offer the budget covers
             moves += [{"action": "send_offer", "target": p.split("@")[1], "block": p.split("@")[0], "payment": pay}
                       for p in parts["buy from owner"] if pay > 0]
+            moves += [{"action": "reject_offer", "offer": o, "message": "no"} for o in parts["inbox offers"]]
             snap = env.snapshot()
             for m in moves:
                 r = env.step(m)
@@ -97,4 +98,4 @@ def test_market_ids_line_only_offers_moves_the_env_accepts(task):
             r = env.step(pol.act(obs))
             if r.done: break
             obs = r.observation
-    assert tried.get("allocate_to_job") and tried.get("send_offer"), tried
+    assert tried.get("allocate_to_job") and tried.get("send_offer") and tried.get("reject_offer"), tried

@@ -116,12 +116,8 @@ def train_dpo(out_dir,                        # run folder; writes out_dir/dpo a
             rows += prs; counts[ar] = c
         if not rows: raise RuntimeError(f"no preference pairs (every scenario judged a tie): {counts}")
         dataset = Dataset.from_list([{k: r[k] for k in ("prompt", "chosen", "rejected")} for r in rows])
-    m, tok, peft_cfg = load_for_training(p, model)
-    ref = None
-    if adapter:
-        from peft import PeftModel
-        m = PeftModel.from_pretrained(m, str(adapter), is_trainable=True); peft_cfg = None
-        ref = load_policy_model(str(adapter))[0]   # the frozen starting policy (merged)
+    m, tok, peft_cfg = load_for_training(p, model, adapter=adapter)
+    ref = load_policy_model(str(adapter))[0] if adapter else None   # the frozen starting policy (merged)
     kw = trainer_kwargs(p); kw["learning_rate"] = learning_rate
     args = DPOConfig(output_dir=str(stage_dir), max_steps=steps, beta=beta, max_length=p.max_seq_len, seed=0,
                      lr_scheduler_type="constant", **kw, **checkpoint_args())

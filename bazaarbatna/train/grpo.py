@@ -189,10 +189,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     G = num_generations or p.num_generations
     out = Path(out_dir); stage_dir = out / "grpo"
     ds, states = build_grpo_dataset(arenas, n_seeds, max_per_episode, tasks=tasks, compact=compact)
-    m, tok, peft_cfg = load_for_training(p, model)
-    if adapter:
-        from peft import PeftModel
-        m = PeftModel.from_pretrained(m, str(adapter), is_trainable=True); peft_cfg = None
+    m, tok, peft_cfg = load_for_training(p, model, adapter=adapter)
     m.generation_config.eos_token_id = end_of_turn_ids(tok)  # stop at every end-of-turn token
     kw = trainer_kwargs(p); kw["per_device_train_batch_size"] = G * prompts_per_step; kw["learning_rate"] = learning_rate
     args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,

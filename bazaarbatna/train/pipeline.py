@@ -11,8 +11,8 @@ from pathlib import Path
 from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
-__all__ = ['RECIPE_KEYS', 'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'eval_table', 'plot_dashboard',
-           'run_pipeline', 'bench_rollout', 'bench_checkpoint']
+__all__ = ['RECIPE_KEYS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'eval_table',
+           'plot_dashboard', 'run_pipeline', 'bench_rollout', 'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -23,8 +23,9 @@ def recipes_dir() -> Path:
     return Path("training") / "configs"
 
 RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level)
-    "": {"profile", "model", "compact", "notes", "profile_overrides", "sft", "grpo", "dpo", "eval", "train_tasks", "eval_tasks"},
+    "": {"profile", "model", "compact", "notes", "profile_overrides", "sft", "dagger", "grpo", "dpo", "eval", "train_tasks", "eval_tasks"},
     "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "closing_repeats"},
+    "dagger": {"steps", "learning_rate"},
     "grpo": {"steps", "prompts_per_step", "learning_rate", "n_seeds", "max_per_episode", "continuation"},
     "dpo": {"enabled", "steps", "n_seeds", "beta", "learning_rate"},
     "eval": {"seeds"},
@@ -144,10 +145,13 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
     panel(ax[0, 0], grpo, [("reward", "env reward (mean)"), ("env/step_reward", "step reward")], "GRPO: environment reward")
     panel(ax[0, 1], grpo, [("env/valid_json", "valid JSON rate")], "GRPO: JSON validity")
     panel(ax[0, 2], grpo, [("env/group_spread", "within-group std"), ("env/frac_zero_spread", "zero-spread groups")], "GRPO: within-group spread")
-    panel(ax[1, 0], sft, [("loss", "SFT loss")], "SFT: loss (log)", log=True)
-    panel(ax[1, 1], sft, [("mean_token_accuracy", "token accuracy")], "SFT: completion token accuracy")
-    dpo = read_json(curve_path(run_dir, "dpo"), [])
-    for recs, lab in ((sft, "SFT"), (grpo, "GRPO"), (dpo, "DPO")):   # one line per stage, each on its own steps
+    dagger, dpo = read_json(curve_path(run_dir, "dagger"), []), read_json(curve_path(run_dir, "dpo"), [])
+    end = max((r["step"] for r in sft), default=0)   # DAgger continues SFT: its records follow on SFT's steps
+    imitation = sft + [{**r, "step": r["step"] + end} for r in dagger]
+    then = f", DAgger from step {end + 1}" if dagger else ""
+    panel(ax[1, 0], imitation, [("loss", "SFT loss")], f"SFT{then}: loss (log)", log=True)
+    panel(ax[1, 1], imitation, [("mean_token_accuracy", "token accuracy")], f"SFT{then}: completion token accuracy")
+    for recs, lab in ((sft, "SFT"), (dagger, "DAgger"), (grpo, "GRPO"), (dpo, "DPO")):   # one line per stage, each on its own steps
         xs, ys = _series(recs, "learning_rate")
         if xs: ax[1, 2].plot(xs, ys, label=lab)
     ax[1, 2].set_title("learning rate per stage"); ax[1, 2].set_xlabel("step"); ax[1, 2].legend(fontsize=7)
@@ -157,7 +161,9 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
     return fig
 
 # %% ../../nbs/55_train_pipeline.ipynb #8a37806f
-def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" or "all" (sft → grpo → [dpo if the recipe enables it] → eval)
+STAGES = ("sft", "dagger", "grpo", "dpo", "eval", "all")   # in the order "all" runs them (dagger and dpo when the recipe asks)
+
+def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo", "eval" or "all" (sft → [dagger] → grpo → [dpo] → eval, as the recipe says)
                  profile: str = "auto",         # profile name or "auto"
                  model: str = "embedded",       # base model
                  arena: str = "all",            # "bazaar", "market" or "all" (alias "both")
@@ -172,7 +178,7 @@ def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" o
                 ) -> dict:
     "Run SFT, GRPO (and DPO) with per-step checkpoints, then evaluate; returns a summary dict."
     from bazaarbatna.train.profiles import get_profile
-    if stage not in ("sft", "grpo", "dpo", "eval", "all"): raise ValueError(f"unknown stage {stage!r}; choose sft, grpo, dpo, eval or all")
+    if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
     if threads:
         import torch; torch.set_num_threads(threads)
     p = get_profile(profile)
@@ -184,7 +190,7 @@ def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" o
     compact = bool(rec.get("compact", False))  # prompt style, the same for every stage
     res = {"profile": p.name, "model": model, "arenas": list(arenas), "out_dir": str(out), "compact": compact}
     def say(msg): print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
-    sft_dir, grpo_dir = out / "sft" / "final", out / "grpo" / "final"
+    sft_dir, dagger_dir, grpo_dir, dpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo", "dpo"))
     if stage in ("sft", "all"):
         from bazaarbatna.train.sft import train_sft
         n = steps if stage == "sft" and steps else sft_steps or rec["sft"]["steps"]
@@ -194,23 +200,35 @@ def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" o
                                learning_rate=rec["sft"].get("learning_rate"),
                                max_per_action=rec["sft"].get("max_per_action"),
                                closing_repeats=rec["sft"].get("closing_repeats", 1))
+    dg = rec.get("dagger")
+    if stage == "dagger" or (stage == "all" and dg):
+        from bazaarbatna.train.sft import train_sft
+        if not sft_dir.exists(): raise ValueError(f"the dagger stage continues the SFT adapter, and {sft_dir} does not exist: run sft first")
+        n = steps if stage == "dagger" and steps else (dg or {}).get("steps", 40)
+        say(f"DAgger: the SFT model plays the training seeds, the teacher labels its states; {n} steps")
+        res["dagger"] = train_sft(out, model=model, profile=p, arenas=arenas, steps=n, n_seeds=rec["sft"].get("n_seeds", 8),
+                                  resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), compact=compact,
+                                  learning_rate=(dg or {}).get("learning_rate", rec["sft"].get("learning_rate")),
+                                  max_per_action=rec["sft"].get("max_per_action"),
+                                  closing_repeats=rec["sft"].get("closing_repeats", 1),
+                                  adapter=str(sft_dir), dagger=True, stage="dagger")
+    imitated = dagger_dir if dagger_dir.exists() else sft_dir   # where GRPO starts
     if stage in ("grpo", "all"):
         from bazaarbatna.train.grpo import CONTINUATION, train_grpo
         n = steps if stage == "grpo" and steps else grpo_steps or rec["grpo"]["steps"]
-        adapter = str(sft_dir) if sft_dir.exists() else None
-        say(f"GRPO: {n} steps from {'the SFT adapter' if adapter else 'the base model'}")
+        adapter = str(imitated) if imitated.exists() else None
+        say(f"GRPO: {n} steps from {'the ' + imitated.parent.name + ' adapter' if adapter else 'the base model'}")
         g = rec["grpo"]
         res["grpo"] = train_grpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n,
                                  prompts_per_step=g.get("prompts_per_step", 2), learning_rate=g.get("learning_rate", 5e-5),
                                  n_seeds=g.get("n_seeds", 4), resume=resume, hub_repo=hub_repo,
                                  tasks=rec.get("train_tasks"), compact=compact, max_per_episode=g.get("max_per_episode", 6),
                                  continuation=g.get("continuation", CONTINUATION))
-    dpo_dir = out / "dpo" / "final"
     d = rec.get("dpo", {})
     if stage == "dpo" or (stage == "all" and d.get("enabled", False)):
         from bazaarbatna.train.dpo import train_dpo
         n = steps if stage == "dpo" and steps else dpo_steps or d.get("steps", 20)
-        adapter = str(grpo_dir) if grpo_dir.exists() else str(sft_dir) if sft_dir.exists() else None
+        adapter = str(grpo_dir) if grpo_dir.exists() else str(imitated) if imitated.exists() else None
         say(f"DPO: {n} steps from {adapter or 'the base model'}")
         res["dpo"] = train_dpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n, n_seeds=d.get("n_seeds", 8),
                                beta=d.get("beta", 0.1), learning_rate=d.get("learning_rate", 5e-5), compact=compact,
@@ -218,6 +236,7 @@ def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" o
     if stage in ("eval", "all"):
         models = {"base": model}
         if sft_dir.exists(): models["sft"] = str(sft_dir)
+        if dagger_dir.exists(): models["sft+dagger"] = str(dagger_dir)
         if grpo_dir.exists(): models["sft+grpo"] = str(grpo_dir)
         if dpo_dir.exists(): models["+dpo"] = str(dpo_dir)
         say(f"evaluating {list(models)} on held-out seeds")
@@ -225,7 +244,7 @@ def run_pipeline(stage: str = "all",            # "sft", "grpo", "dpo", "eval" o
                              tasks=rec.get("eval_tasks"), compact=compact)
         res["eval"] = {a: str(out / "eval" / a / "summary.json") for a in ev}
         for a in ev: print("\n" + eval_table(ev[a]), flush=True)
-    if any(curve_path(out, s).exists() for s in ("sft", "grpo", "dpo")):
+    if any(curve_path(out, s).exists() for s in STAGES[:-2]):
         plot_dashboard(out); res["dashboard"] = str(out / "dashboard.png")
     atomic_write_json(out / "pipeline.json", res)
     return res

@@ -139,9 +139,15 @@ def lora_config(p: Profile, n_layers: int | None = None):  # the model's number 
 def load_for_training(p: Profile,            # the profile
                       model: str | None = None,  # model name/path (default: the profile's)
                       hw: Hardware | None = None,
+                      adapter: str | None = None,  # a LoRA adapter folder to keep training (then no peft_config)
                      ):                       # (model, tokenizer, peft_config or None)
-    "Load `model` as the profile says: unsloth, transformers + 4-bit, or plain transformers."
-    hw = hw or detect_hardware()
+    "Load `model` as the profile says (unsloth, transformers + 4-bit, or plain transformers), with `adapter` on it, trainable."
+    m, tok, peft_cfg = _load_base_for_training(p, model, hw or detect_hardware())
+    if not adapter: return m, tok, peft_cfg
+    from peft import PeftModel
+    return PeftModel.from_pretrained(m, str(adapter), is_trainable=True), tok, None
+
+def _load_base_for_training(p: Profile, model: str | None, hw: Hardware):
     name = model or p.model
     plan = loader_plan(p, hw, unsloth_available())
     if plan == "unsloth":

@@ -28,26 +28,38 @@ def expert_samples(arena: str,                # "bazaar" or "market"
                    policy: str = "expert",    # the teacher policy
                    max_steps: int = 200,
                    compact: bool = False,     # compact prompts (`agents.build_messages(compact=True)`)
+                   learner=None,              # a policy with `act_batch` that plays instead of the teacher (DAgger)
                   ) -> list[dict]:
-    "One prompt/completion chat sample per accepted expert decision (`closes`: the decision ended the episode)."
+    "One prompt/completion chat sample per state with an accepted teacher decision (`closes`: that decision ended the episode)."
     a = get_arena(arena)
     tasks = list(a.TASKS) if tasks is None else list(tasks)
+    seeds = [int(s) for s in seeds]
     out = []
-    for task in tasks:
-        for seed in seeds:
-            env, pol = a.make_env(task, seed=seed), teacher_policy(arena, policy, compact)   # compact bazaar: on the ladder
-            pol.reset(seed); obs = env.reset(seed=seed)
-            for _ in range(max_steps):
-                act = pol.act(obs)
+    for task in tasks:   # the seeds of a task play in lockstep, so a learner decides for all of them in one batch
+        envs = [a.make_env(task, seed=s) for s in seeds]
+        teachers = [teacher_policy(arena, policy, compact) for _ in seeds]   # compact bazaar: on the ladder
+        obs = []
+        for t, e, s in zip(teachers, envs, seeds): t.reset(s); obs.append(e.reset(seed=s))
+        if learner is not None: learner.reset(seeds[0] if seeds else 0)
+        rows, live = [[] for _ in seeds], list(range(len(seeds)))
+        for _ in range(max_steps):
+            if not live: break
+            played = learner.act_batch([obs[i] for i in live]) if learner is not None else None
+            for j, i in enumerate(live):
+                env, act = envs[i], teachers[i].act(obs[i])
                 try: parsed = a.ACTION_SCHEMA.parse(act)
                 except Exception: parsed = None
-                prompt = build_messages(arena, obs, compact=compact)
+                prompt = build_messages(arena, obs[i], compact=compact)
+                snap = env.snapshot() if played is not None else None
                 r = env.step(act)
                 if parsed is not None and "error" not in r.info:
-                    out.append({"prompt": prompt, "completion": [{"role": "assistant", "content": action_json(parsed)}],
-                                "arena": arena, "task": task, "seed": int(seed), "closes": bool(r.done)})
-                obs = r.observation
-                if r.done: break
+                    rows[i].append({"prompt": prompt, "completion": [{"role": "assistant", "content": action_json(parsed)}],
+                                    "arena": arena, "task": task, "seed": seeds[i], "closes": bool(r.done)})
+                if played is not None: env.restore(snap); r = env.step(played[j])   # the learner's move is the one played
+                obs[i] = r.observation
+                if r.done: live[j] = None
+            live = [i for i in live if i is not None]
+        for rs in rows: out += rs
     return out
 
 # %% ../../nbs/52_train_sft.ipynb #743265cf
@@ -80,14 +92,19 @@ def build_sft_dataset(arenas=("bazaar", "market"),  # arenas to draw from
                       compact: bool = False,        # compact prompts
                       max_per_action: int | None = None,  # cap on the samples of each action kind, per arena (None: all)
                       closing_repeats: int = 1,     # copies of each episode-closing sample (`oversample_closing`)
+                      learner: str | None = None,   # DAgger: a model/adapter that also plays the seeds, the teacher labelling its states
+                      max_new_tokens: int = 64,     # the learner's reply length
                      ):
-    "A shuffled `datasets.Dataset` of expert chat samples from `arenas`."
+    "A shuffled `datasets.Dataset` of expert chat samples from `arenas` (and from the learner's states)."
     from datasets import Dataset
+    from bazaarbatna.agents import LLMPolicy
     seeds = list(TRAIN_SEEDS[:n_seeds])
     rows = []
     for ar in arenas:
-        s = expert_samples(ar, (tasks or {}).get(ar), seeds, compact=compact)
-        rows += oversample_closing(s if max_per_action is None else cap_actions(s, max_per_action, seed), closing_repeats)
+        players = [None] + ([LLMPolicy(ar, model=learner, compact=compact, max_new_tokens=max_new_tokens)] if learner else [])
+        for pl in players:   # the cap and the repeats apply to each source alone
+            s = expert_samples(ar, (tasks or {}).get(ar), seeds, compact=compact, learner=pl)
+            rows += oversample_closing(s if max_per_action is None else cap_actions(s, max_per_action, seed), closing_repeats)
     return Dataset.from_list(rows).shuffle(seed=seed)
 
 # %% ../../nbs/52_train_sft.ipynb #c4e85fe3
@@ -106,25 +123,30 @@ def train_sft(out_dir,                           # run folder; the stage writes 
               compact: bool = False,             # compact prompts (evaluate with the same)
               max_per_action: int | None = None, # cap on the samples of each action kind (`cap_actions`)
               closing_repeats: int = 1,          # copies of each episode-closing sample (`oversample_closing`)
+              adapter: str | None = None,        # an adapter folder to keep training instead of a new LoRA
+              dagger: bool = False,              # `adapter` also plays the training seeds; the teacher labels its states
+              stage: str = "sft",                # names the stage folder and curve ("dagger" for a DAgger round)
              ) -> dict:
     "Fine-tune a LoRA adapter on expert traces; returns a summary dict."
+    if dagger and not adapter: raise ValueError("dagger=True needs the adapter whose states the teacher labels")
     from trl import SFTConfig, SFTTrainer
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path
     p = profile if isinstance(profile, Profile) else get_profile(profile)
-    out = Path(out_dir); stage_dir = out / "sft"
+    out = Path(out_dir); stage_dir = out / stage
     ds = build_sft_dataset(arenas, n_seeds, tasks, compact=compact, max_per_action=max_per_action,
-                           closing_repeats=closing_repeats)
-    m, tok, peft_cfg = loaded or load_for_training(p, model)
+                           closing_repeats=closing_repeats, learner=adapter if dagger else None,
+                           max_new_tokens=p.max_completion_len)
+    m, tok, peft_cfg = loaded or load_for_training(p, model, adapter=adapter)
     kw = trainer_kwargs(p)
     if learning_rate: kw["learning_rate"] = learning_rate
     args = SFTConfig(output_dir=str(stage_dir), max_steps=steps, max_length=p.max_seq_len, seed=0,
                      lr_scheduler_type="cosine", warmup_steps=max(1, steps // 20), **kw, **checkpoint_args())
     tr = SFTTrainer(model=m, args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
     t0 = time.time()
-    train_resumable(tr, "sft", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo,
+    train_resumable(tr, stage, resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo,
                     extra={"profile": p.name})
     final = stage_dir / "final"
     tr.save_model(str(final)); tok.save_pretrained(str(final))
-    return {"stage": "sft", "adapter": str(final), "samples": len(ds), "steps": tr.state.global_step,
-            "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "sft")), "profile": p.name}
+    return {"stage": stage, "adapter": str(final), "samples": len(ds), "steps": tr.state.global_step,
+            "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, stage)), "profile": p.name}
