@@ -41,7 +41,7 @@ def expert_samples(arena: str,                # "bazaar" or "market"
         obs = []
         for t, e, s in zip(teachers, envs, seeds): t.reset(s); obs.append(e.reset(seed=s))
         if learner is not None: learner.reset(seeds[0] if seeds else 0)
-        rows, live = [[] for _ in seeds], list(range(len(seeds)))
+        rows, done, live = [[] for _ in seeds], [False] * len(seeds), list(range(len(seeds)))
         for _ in range(max_steps):
             if not live: break
             played = learner.act_batch([obs[i] for i in live]) if learner is not None else None
@@ -56,9 +56,8 @@ def expert_samples(arena: str,                # "bazaar" or "market"
                     rows[i].append({"prompt": prompt, "completion": [{"role": "assistant", "content": action_json(parsed)}],
                                     "arena": arena, "task": task, "seed": seeds[i], "closes": bool(r.done)})
                 if played is not None: env.restore(snap); r = env.step(played[j])   # the learner's move is the one played
-                obs[i] = r.observation
-                if r.done: live[j] = None
-            live = [i for i in live if i is not None]
+                obs[i], done[i] = r.observation, r.done
+            live = [i for i in live if not done[i]]
         for rs in rows: out += rs
     return out
 
