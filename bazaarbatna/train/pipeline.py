@@ -176,7 +176,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                  recipe: str | None = None,     # a recipe name/path (default: the profile's)
                  hub_repo: str | None = None,   # push checkpoints (off by default)
                 ) -> dict:
-    "Run SFT, GRPO (and DPO) with per-step checkpoints, then evaluate; returns a summary dict."
+    "Run SFT, [DAgger,] GRPO [and DPO] with per-step checkpoints, then evaluate; returns a summary dict."
     from bazaarbatna.train.profiles import get_profile
     if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
     if threads:
@@ -191,27 +191,22 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     res = {"profile": p.name, "model": model, "arenas": list(arenas), "out_dir": str(out), "compact": compact}
     def say(msg): print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
     sft_dir, dagger_dir, grpo_dir, dpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo", "dpo"))
+    sr, dg = rec.get("sft", {}), rec.get("dagger")
+    imitation = dict(model=model, profile=p, arenas=arenas, n_seeds=sr.get("n_seeds", 8), resume=resume, hub_repo=hub_repo,
+                     tasks=rec.get("train_tasks"), compact=compact, max_per_action=sr.get("max_per_action"),
+                     closing_repeats=sr.get("closing_repeats", 1))   # what SFT and its DAgger round share
     if stage in ("sft", "all"):
         from bazaarbatna.train.sft import train_sft
-        n = steps if stage == "sft" and steps else sft_steps or rec["sft"]["steps"]
+        n = steps if stage == "sft" and steps else sft_steps or sr["steps"]
         say(f"SFT: {n} steps, profile {p.name}, model {model}")
-        res["sft"] = train_sft(out, model=model, profile=p, arenas=arenas, steps=n, n_seeds=rec["sft"].get("n_seeds", 8),
-                               resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), compact=compact,
-                               learning_rate=rec["sft"].get("learning_rate"),
-                               max_per_action=rec["sft"].get("max_per_action"),
-                               closing_repeats=rec["sft"].get("closing_repeats", 1))
-    dg = rec.get("dagger")
+        res["sft"] = train_sft(out, steps=n, learning_rate=sr.get("learning_rate"), **imitation)
     if stage == "dagger" or (stage == "all" and dg):
         from bazaarbatna.train.sft import train_sft
         if not sft_dir.exists(): raise ValueError(f"the dagger stage continues the SFT adapter, and {sft_dir} does not exist: run sft first")
         n = steps if stage == "dagger" and steps else (dg or {}).get("steps", 40)
         say(f"DAgger: the SFT model plays the training seeds, the teacher labels its states; {n} steps")
-        res["dagger"] = train_sft(out, model=model, profile=p, arenas=arenas, steps=n, n_seeds=rec["sft"].get("n_seeds", 8),
-                                  resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), compact=compact,
-                                  learning_rate=(dg or {}).get("learning_rate", rec["sft"].get("learning_rate")),
-                                  max_per_action=rec["sft"].get("max_per_action"),
-                                  closing_repeats=rec["sft"].get("closing_repeats", 1),
-                                  adapter=str(sft_dir), dagger=True, stage="dagger")
+        res["dagger"] = train_sft(out, steps=n, learning_rate=(dg or {}).get("learning_rate", sr.get("learning_rate")),
+                                  adapter=str(sft_dir), dagger=True, stage="dagger", **imitation)
     imitated = dagger_dir if dagger_dir.exists() else sft_dir   # where GRPO starts
     if stage in ("grpo", "all"):
         from bazaarbatna.train.grpo import CONTINUATION, train_grpo
@@ -244,7 +239,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                              tasks=rec.get("eval_tasks"), compact=compact)
         res["eval"] = {a: str(out / "eval" / a / "summary.json") for a in ev}
         for a in ev: print("\n" + eval_table(ev[a]), flush=True)
-    if any(curve_path(out, s).exists() for s in STAGES[:-2]):
+    if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo", "dpo")):
         plot_dashboard(out); res["dashboard"] = str(out / "dashboard.png")
     atomic_write_json(out / "pipeline.json", res)
     return res
