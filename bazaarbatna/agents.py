@@ -12,10 +12,11 @@ from .core import ActionError, extract_json
 from .arenas import get_arena
 
 # %% auto #0
-__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'PROMPT_HINTS', 'action_format', 'system_prompt', 'build_messages',
-           'task_brief', 'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds',
-           'guard_action', 'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy',
-           'teacher_policy', 'market_moves_line', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
+__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'MENU_FREE', 'MENUS', 'MENU_REPLY', 'PROMPT_HINTS', 'action_format',
+           'system_prompt', 'build_messages', 'task_brief', 'compact_system_prompt', 'compact_observation',
+           'parse_reply', 'own_offers', 'offer_bounds', 'guard_action', 'ladder_price', 'price_ladder', 'ladder_line',
+           'snap_to_ladder', 'LadderPolicy', 'teacher_policy', 'market_menu', 'menu_text', 'market_menu_lines',
+           'menu_action', 'reply_json', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -80,7 +81,8 @@ COMPACT_ROLES = {
 }
 
 def compact_system_prompt(arena: str) -> str:
-    "A short system message: the role and the actions as JSON templates on one line."
+    "A short system message: the role, then the actions as JSON templates on one line (or, for a menu arena, how to pick a move)."
+    if arena in MENUS: return COMPACT_ROLES[arena] + MENU_REPLY
     sch = get_arena(arena).ACTION_SCHEMA
     acts = []
     for name, fields in sch.actions.items():
@@ -112,9 +114,15 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma in 38,600 (not 
 # %% ../nbs/40_agents.ipynb #1d0e4efa
 def parse_reply(arena: str,  # "bazaar" or "market"
                 text: str,   # the model's reply
+                obs: dict | None = None,  # the observation it answers: resolves a menu reply {"move": n} (see `MENUS`)
                ) -> tuple[dict | None, ActionError | None]:
     "The validated action in `text`, or (None, the error)."
-    try: return get_arena(arena).ACTION_SCHEMA.parse(text), None
+    try:
+        schema = get_arena(arena).ACTION_SCHEMA
+        if obs is not None and arena in MENUS:
+            reply, _ = extract_json(text)
+            if "move" in reply and "action" not in reply: return schema.parse(menu_action(arena, reply, obs)), None
+        return schema.parse(text), None
     except ActionError as e: return None, e
 
 # %% ../nbs/40_agents.ipynb #f37a59ca
@@ -215,26 +223,93 @@ def teacher_policy(arena: str,           # "bazaar" or "market"
 
 
 # %% ../nbs/40_agents.ipynb #25aa41a9
-def market_moves_line(obs: dict) -> str:
-    "The ids a market move can use now, as one prompt line ('' when the observation has no lab)."
+MENU_FREE = ("payment", "message", "conditions", "hours")   # the fields a menu reply writes itself; the menu fixes the rest
+_MENU_ASKS = {"send_offer": " +payment", "counter_offer": " +payment", "make_pitch": " +message", "counter_pitch": " +message"}
+
+def market_menu(obs: dict) -> list[dict]:
+    "The market moves the rules allow now, with their ids and without payment or message ([] when the observation has no lab)."
     me = obs.get("lab")
-    if not isinstance(me, str): return ""
+    if not isinstance(me, str): return []
     budget = _num(obs.get("budget")) or 0.0
-    pools = {c["id"] for c in obs.get("coalitions") or () if me in c.get("members", ())}
+    energy = (obs.get("market") or {}).get("energy_price", 1.0)
+    labs = [l["id"] for l in obs.get("labs") or ()]
+    mine = [c for c in obs.get("coalitions") or () if me in c.get("members", ())]
+    pools = {c["id"] for c in mine}
     blocks = [b for b in obs.get("blocks") or () if (b.get("hours_left") or 0) > 0]
-    usable = [b for b in blocks if b.get("owner") == me or b.get("pool") in pools]
-    jobs = [j for j in obs.get("jobs") or () if j.get("status") == "open" and j.get("done_hours", 0) < j.get("gpu_hours", 0)]
-    parts = [("allocate", [f"{j['id']}+{b['id']}" for j in jobs for b in usable if b["reliability"] >= j["min_reliability"]]),
-             ("reserve", [f"{b['id']} ({ladder_price(b['price'])})" for b in blocks
-                          if b.get("owner") == "exchange" and b.get("price") is not None and b["price"] <= budget]),
-             ("sell yours", [b["id"] for b in blocks if b.get("owner") == me and not b.get("pool")]),
-             ("buy from owner", [f"{b['id']}@{b['owner']}" for b in blocks
-                                 if b.get("owner") not in (me, "exchange") and not b.get("pool")]),
-             ("inbox offers", [o["id"] for o in obs.get("offers") or ()])]
-    return "Ids now: " + " | ".join(f"{k} {', '.join(v)}" if v else f"{k} none" for k, v in parts)
+    usable = [b for b in blocks if (b.get("pool") in pools if b.get("pool") else b.get("owner") == me)]
+    spare = [b for b in blocks if b.get("owner") == me and not b.get("pool")]
+    jobs = [j for j in obs.get("jobs") or () if j.get("status") == "open" and j.get("deadline", -1) >= obs.get("round", 0)]
+    moves = [{"action": "wait"}, {"action": "finish"}]
+    for j in jobs:
+        need = j["gpu_hours"] - j["done_hours"]
+        moves += [{"action": "allocate_to_job", "job": j["id"], "block": b["id"]} for b in usable
+                  if b["reliability"] >= j["min_reliability"] and min(b["hours_left"], need) * b["energy_cost"] * energy <= budget]
+    moves += [{"action": "reserve_capacity", "block": b["id"]} for b in blocks
+              if b.get("owner") == "exchange" and b.get("price") is not None and b["price"] <= budget]
+    owner = {b["id"]: (b.get("owner"), b.get("pool")) for b in blocks}
+    for o in obs.get("offers") or ():
+        trade = o.get("kind") != "coalition"
+        seller = me if o.get("kind") == "buy" else o.get("from")
+        if not trade or owner.get(o.get("block")) == (seller, None):     # a trade offer is void once its block moved
+            if not trade or o.get("kind") == "buy" or o.get("payment", 0) <= budget: moves.append({"action": "accept_offer", "offer": o["id"]})
+            if trade: moves.append({"action": "counter_offer", "offer": o["id"]})
+        moves += [{"action": "counter_pitch", "offer": o["id"]}, {"action": "reject_offer", "offer": o["id"]}]
+    moves += [{"action": "send_offer", "target": l, "block": b["id"]} for b in spare for l in labs]    # sell mine
+    moves += [{"action": "send_offer", "target": b["owner"], "block": b["id"]} for b in blocks        # buy theirs
+              if b.get("owner") in labs and not b.get("pool")]
+    moves += [{"action": "release_capacity", "block": b["id"]} for b in blocks if b.get("owner") == me]
+    pending = {o.get("to") for o in obs.get("my_offers") or () if o.get("kind") == "coalition" and o.get("status") == "pending"}
+    allied = {m for c in mine for m in c.get("members", ())}
+    moves += [{"action": "form_coalition", "target": l} for l in labs if l not in pending and l not in allied]
+    moves += [{"action": "commit_to_coalition", "coalition": c["id"], "block": b["id"]} for c in mine for b in spare]
+    moves += [{"action": "make_pitch", "target": l} for l in labs]
+    return moves
 
-PROMPT_HINTS = {"bazaar": ladder_line, "market": market_moves_line}   # the last line of each arena's compact prompt
+def menu_text(moves: list[dict], obs: dict) -> str:
+    "The numbered menu as prompt lines: 'n action ids', a block's exchange price, and what the reply must add."
+    me, price = obs.get("lab"), {b["id"]: b.get("price") for b in obs.get("blocks") or ()}
+    owner = {b["id"]: b.get("owner") for b in obs.get("blocks") or ()}
+    lines = []
+    for n, m in enumerate(moves, 1):
+        k = m["action"]
+        if k == "send_offer":
+            sell = owner.get(m["block"]) == me
+            words = f"{k} {'sell' if sell else 'buy'} {m['block']} {'to' if sell else 'from'} {m['target']}"
+        else: words = " ".join([k, *(str(v) for f, v in m.items() if f != "action")])
+        if k == "reserve_capacity" and price.get(m["block"]) is not None: words += f" ({ladder_price(price[m['block']])})"
+        lines.append(f"{n} {words}{_MENU_ASKS.get(k, '')}")
+    return "Moves:\n" + "\n".join(lines)
 
+def market_menu_lines(obs: dict) -> str:
+    "The market's compact-prompt hint: its numbered menu ('' when the observation has no lab)."
+    moves = market_menu(obs)
+    return menu_text(moves, obs) if moves else ""
+
+MENUS = {"market": market_menu}   # arenas whose compact replies pick a listed move by number
+MENU_REPLY = (' Reply with one JSON object only: {"move": <the number of a listed move>}, adding "payment": <number> '
+              'to a move marked +payment and "message": "<text>" to one marked +message (any move may carry a message).')
+PROMPT_HINTS = {"bazaar": ladder_line, "market": market_menu_lines}   # the last lines of each arena's compact prompt
+
+def menu_action(arena: str, reply: dict, obs: dict) -> dict:
+    "The action a menu reply {'move': n, ...} names: move n's fixed fields plus the reply's own free fields."
+    moves, n = MENUS[arena](obs), reply.get("move")
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise ActionError("wrong_type", "move", f"move must be a whole number, got {n!r:.20}")
+    if not 1 <= n <= len(moves): raise ActionError("out_of_range", "move", f"move {n} is not listed; choose 1 to {len(moves)}")
+    return {**{k: v for k, v in reply.items() if k in MENU_FREE}, **moves[n - 1]}
+
+def reply_json(arena: str,            # "bazaar" or "market"
+               action: dict,          # a validated action
+               obs: dict | None = None,  # the observation it answers (needed for a menu)
+               compact: bool = False, # the prompt style the reply is for
+              ) -> str | None:
+    "The reply a model should write for `action`: its JSON, `action` first; under a menu, the move's number and free fields (None when not listed)."
+    free = {k: v for k, v in action.items() if k in MENU_FREE}
+    if compact and arena in MENUS and obs is not None:
+        fixed = {k: v for k, v in action.items() if k not in MENU_FREE}
+        moves = MENUS[arena](obs)
+        return json.dumps({"move": moves.index(fixed) + 1, **free}, ensure_ascii=False) if fixed in moves else None
+    return json.dumps({"action": action["action"], **{k: v for k, v in action.items() if k != "action"}}, ensure_ascii=False)
 
 # %% ../nbs/40_agents.ipynb #cb28bf4b
 _MODELS: dict = {}
@@ -307,7 +382,7 @@ class LLMPolicy:
         self.last_replies = replies
         out = []
         for o, r in zip(observations, replies):
-            a, err = parse_reply(self.arena, r)
+            a, err = parse_reply(self.arena, r, obs=o)
             self.stats["replies"] += 1
             if a is None: out.append(r); continue
             self.stats["valid"] += 1

@@ -1,4 +1,5 @@
 "Compact prompts: shorter, same facts (latest offers and asks, the last dialogue lines), and trained/evaluated consistently."
+import json
 import pytest
 from bazaarbatna.arenas import make_env, make_policy
 import re
@@ -27,11 +28,15 @@ def test_compact_bazaar_keeps_latest_facts(task):
     assert len(talk) <= 2
 
 @pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])
-def test_compact_market_lists_every_action(task):
-    from bazaarbatna.arenas import get_arena
-    sp = compact_system_prompt("market")
-    for name in get_arena("market").ACTION_SCHEMA.actions: assert f'"action": "{name}"' in sp
+def test_compact_market_lists_every_move_it_takes(task):
+    "The compact market prompt says how to pick a move, and its menu spells out each listed move's action and ids."
+    from bazaarbatna.agents import market_menu
+    assert '{"move": <the number of a listed move>}' in compact_system_prompt("market")
     obs = make_env("market", task, seed=1).reset(seed=1)
+    u = build_messages("market", obs, compact=True)[1]["content"]
+    for n, m in enumerate(market_menu(obs), 1):
+        line = next(l for l in u.splitlines() if l.startswith(f"{n} "))
+        assert m["action"] in line and all(str(v) in line for v in m.values()), (m, line)
     assert len(build_messages("market", obs, compact=True)[0]["content"]) < len(build_messages("market", obs)[0]["content"]) / 2
 
 def test_compact_observation_is_idempotent_and_never_grows():
@@ -59,43 +64,36 @@ def test_compact_prices_have_no_thousands_separators(task):
             assert f"{p:.0f}" in u or f"{p:.2f}" in u
     assert compact_observation("Your offers: $38, $40, ₹1,250,000") == "Your offers: $38, $40, ₹1250000"
 
-def _ids_line_parts(line):
-    "{'allocate': [...], 'reserve': [...], ...} from a `market_moves_line`."
-    parts = {}
-    for part in line.removeprefix("Ids now: ").split(" | "):
-        key = next(k for k in ("allocate", "reserve", "sell yours", "buy from owner", "inbox offers") if part.startswith(k + " "))
-        rest = part[len(key) + 1:]
-        parts[key] = [] if rest == "none" else rest.split(", ")
-    return parts
+def _filled(move: dict, obs: dict) -> dict:
+    "A menu move with the free fields a reply would add: a small affordable payment, a short message."
+    m = dict(move)
+    if m["action"] in ("send_offer", "counter_offer"): m["payment"] = round(min(0.5, obs["budget"]), 2) or 0.01
+    if m["action"] in ("make_pitch", "counter_pitch"): m["message"] = "A fair deal for both of us."
+    return m
 
 @pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])
-def test_market_ids_line_only_offers_moves_the_env_accepts(task):
-    "Every move the 'Ids now' line names, tried on a restored copy of the state, is accepted (random walk over states)."
-    from bazaarbatna.agents import market_moves_line
+def test_market_menu_only_offers_moves_the_env_accepts(task):
+    "Every move on the compact prompt's menu, tried on a restored copy of the state, is accepted (random-walk and expert states)."
+    from bazaarbatna.agents import market_menu, parse_reply
     tried = {}
     for seed in range(6):
-        env, pol = make_env("market", task, seed=seed), make_policy("market", "random_valid")
-        pol.reset(seed); obs = env.reset(seed=seed)
-        for _ in range(40):
-            line = market_moves_line(obs)
-            parts = _ids_line_parts(line)
-            assert set(parts) == {"allocate", "reserve", "sell yours", "buy from owner", "inbox offers"}, line
-            moves = [{"action": "allocate_to_job", "job": p.split("+")[0], "block": p.split("+")[1]} for p in parts["allocate"]]
-            moves += [{"action": "reserve_capacity", "block": p.split(" ")[0]} for p in parts["reserve"]]
-            other = next((l["id"] for l in obs["labs"]), None)
-            moves += [{"action": "send_offer", "target": other, "block": b, "payment": 1} for b in parts["sell yours"] if other]
-            pay = round(min(0.5, obs["budget"]), 2)                 # a buy offer the budget covers
-            moves += [{"action": "send_offer", "target": p.split("@")[1], "block": p.split("@")[0], "payment": pay}
-                      for p in parts["buy from owner"] if pay > 0]
-            moves += [{"action": "reject_offer", "offer": o, "message": "no"} for o in parts["inbox offers"]]
-            snap = env.snapshot()
-            for m in moves:
-                r = env.step(m)
-                err = r.info.get("error")
-                assert err is None or "energy" in str(err), (task, seed, line, m, err)   # only a too-high energy bill may refuse
-                tried[m["action"]] = tried.get(m["action"], 0) + 1
-                env.restore(snap)
-            r = env.step(pol.act(obs))
-            if r.done: break
-            obs = r.observation
-    assert tried.get("allocate_to_job") and tried.get("send_offer") and tried.get("reject_offer"), tried
+        for walker in ("random_valid", "expert"):
+            env, pol = make_env("market", task, seed=seed), make_policy("market", walker)
+            pol.reset(seed); obs = env.reset(seed=seed)
+            for _ in range(40):
+                menu = market_menu(obs)
+                assert menu[:2] == [{"action": "wait"}, {"action": "finish"}] and len({json.dumps(m, sort_keys=True) for m in menu}) == len(menu)
+                snap = env.snapshot()
+                for n, m in enumerate(menu, 1):
+                    move = _filled(m, obs)
+                    assert parse_reply("market", json.dumps({"move": n, **{k: v for k, v in move.items() if k not in m}}), obs=obs)[0] == move
+                    r = env.step(move)
+                    err = r.info.get("error")
+                    # the one refusal a menu cannot foresee: a buyer that has since spent its (private) budget
+                    assert err is None or (m["action"] == "accept_offer" and "cannot pay" in str(err)), (task, seed, move, err)
+                    tried[m["action"]] = tried.get(m["action"], 0) + 1
+                    env.restore(snap)
+                r = env.step(pol.act(obs))
+                if r.done: break
+                obs = r.observation
+    assert {"allocate_to_job", "send_offer", "reject_offer", "accept_offer", "form_coalition"} <= set(tried), tried

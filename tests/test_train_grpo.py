@@ -2,14 +2,14 @@
 import pytest
 from bazaarbatna.arenas import get_arena
 from bazaarbatna.train.grpo import collect_states, score_reply, replay_score, EnvReward, FORMAT_BONUS, HOLD, CONTINUATION
-from bazaarbatna.train.sft import action_json
+from bazaarbatna.agents import reply_json
 
 def _replies(state):
     a = get_arena(state.arena)
     exp = a.POLICIES["expert"](); exp.reset(state.seed)
     act = exp.act(state.obs)
     act = act if isinstance(act, dict) else a.ACTION_SCHEMA.parse(act)
-    out = [action_json(act), "Sure! " + action_json(act) + " ok?", "thirty rupees", '{"action": "fly"}', "", '{"action": "walk"}']
+    out = [reply_json(state.arena, act), "Sure! " + reply_json(state.arena, act) + " ok?", "thirty rupees", '{"action": "fly"}', "", '{"action": "walk"}']
     if state.arena == "bazaar":
         ask = state.obs.get("ask", 100)
         out += [f'{{"action": "offer", "price": {round(ask * f, 2)}}}' for f in (0.3, 0.6, 0.9, 1.2)] + ['{"action": "accept"}',

@@ -87,7 +87,7 @@ def _finish(arena, env, seed, r, continuation, max_steps, move=None):
 
 def _move(arena, obs, text):
     "What the env receives for reply `text` (parsed + guarded as `LLMPolicy` does), and the format flags."
-    a, err = parse_reply(arena, text)
+    a, err = parse_reply(arena, text, obs=obs)
     clean = False
     if a is not None:
         try: clean = extract_json(text)[1]

@@ -9,17 +9,11 @@ from __future__ import annotations
 import json, random, time
 from pathlib import Path
 from ..arenas import get_arena
-from ..agents import build_messages, teacher_policy
+from ..agents import build_messages, teacher_policy, reply_json
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['action_json', 'expert_samples', 'cap_actions', 'oversample_closing', 'build_sft_dataset', 'train_sft']
-
-# %% ../../nbs/52_train_sft.ipynb #bbb17bdb
-def action_json(action: dict) -> str:
-    "An action as the compact JSON a model should emit, `action` first."
-    a = {"action": action["action"], **{k: v for k, v in action.items() if k != "action"}}
-    return json.dumps(a, ensure_ascii=False)
+__all__ = ['expert_samples', 'cap_actions', 'oversample_closing', 'build_sft_dataset', 'train_sft']
 
 # %% ../../nbs/52_train_sft.ipynb #c78677f7
 def expert_samples(arena: str,                # "bazaar" or "market"
@@ -30,7 +24,7 @@ def expert_samples(arena: str,                # "bazaar" or "market"
                    compact: bool = False,     # compact prompts (`agents.build_messages(compact=True)`)
                    learner=None,              # a policy with `act_batch` that plays instead of the teacher (DAgger)
                   ) -> list[dict]:
-    "One prompt/completion chat sample per state with an accepted teacher decision (`closes`: that decision ended the episode)."
+    "One prompt/completion chat sample per state with an accepted teacher decision (`action`: its kind; `closes`: it ended the episode)."
     a = get_arena(arena)
     tasks = list(a.TASKS) if tasks is None else list(tasks)
     seeds = [int(s) for s in seeds]
@@ -52,9 +46,10 @@ def expert_samples(arena: str,                # "bazaar" or "market"
                 prompt = build_messages(arena, obs[i], compact=compact)
                 snap = env.snapshot() if played is not None else None
                 r = env.step(act)
-                if parsed is not None and "error" not in r.info:
-                    rows[i].append({"prompt": prompt, "completion": [{"role": "assistant", "content": action_json(parsed)}],
-                                    "arena": arena, "task": task, "seed": seeds[i], "closes": bool(r.done)})
+                reply = reply_json(arena, parsed, obs[i], compact) if parsed is not None else None   # None: not on a menu
+                if reply is not None and "error" not in r.info:
+                    rows[i].append({"prompt": prompt, "completion": [{"role": "assistant", "content": reply}],
+                                    "arena": arena, "task": task, "seed": seeds[i], "action": parsed["action"], "closes": bool(r.done)})
                 if played is not None: env.restore(snap); r = env.step(played[j])   # the learner's move is the one played
                 obs[i], done[i] = r.observation, r.done
             live = [i for i in live if not done[i]]
@@ -69,7 +64,7 @@ def cap_actions(rows: list[dict],         # chat samples (`expert_samples`)
     "`rows` with at most `max_per_action` samples of each action kind, in their original order."
     if isinstance(max_per_action, bool) or not isinstance(max_per_action, int) or max_per_action < 1:
         raise ValueError(f"max_per_action must be an integer >= 1, got {max_per_action!r}")
-    kind = lambda r: json.loads(r["completion"][-1]["content"])["action"]
+    kind = lambda r: r["action"]   # the completion may be a menu number, not the action
     by_kind: dict = {}
     for i, r in enumerate(rows): by_kind.setdefault(kind(r), []).append(i)
     rng, keep = random.Random(seed), set()
