@@ -86,7 +86,7 @@ def build_sft_dataset(arenas=("bazaar", "market"),  # arenas to draw from
                       compact: bool = False,        # compact prompts
                       max_per_action: int | None = None,  # cap on the samples of each action kind, per arena (None: all)
                       closing_repeats: int = 1,     # copies of each episode-closing sample (`oversample_closing`)
-                      learner: str | None = None,   # DAgger: a model/adapter that also plays the seeds, the teacher labelling its states
+                      learner=None,                 # DAgger: a model/adapter name, or a loaded (model, tokenizer), that also plays the seeds
                       max_new_tokens: int = 64,     # the learner's reply length
                      ):
     "A shuffled `datasets.Dataset` of expert chat samples from `arenas` (and from the learner's states)."
@@ -95,7 +95,8 @@ def build_sft_dataset(arenas=("bazaar", "market"),  # arenas to draw from
     seeds = list(TRAIN_SEEDS[:n_seeds])
     rows = []
     for ar in arenas:
-        players = [None] + ([LLMPolicy(ar, model=learner, compact=compact, max_new_tokens=max_new_tokens)] if learner else [])
+        model, tok = learner if isinstance(learner, tuple) else (learner, None)
+        players = [None] + ([LLMPolicy(ar, model=model, tokenizer=tok, compact=compact, max_new_tokens=max_new_tokens)] if learner else [])
         for pl in players:   # the cap and the repeats apply to each source alone
             s = expert_samples(ar, (tasks or {}).get(ar), seeds, compact=compact, learner=pl)
             rows += oversample_closing(s if max_per_action is None else cap_actions(s, max_per_action, seed), closing_repeats)
@@ -128,10 +129,11 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path
     p = profile if isinstance(profile, Profile) else get_profile(profile)
     out = Path(out_dir); stage_dir = out / stage
-    ds = build_sft_dataset(arenas, n_seeds, tasks, compact=compact, max_per_action=max_per_action,
-                           closing_repeats=closing_repeats, learner=adapter if dagger else None,
-                           max_new_tokens=p.max_completion_len)
     m, tok, peft_cfg = loaded or load_for_training(p, model, adapter=adapter)
+    # a DAgger learner is the model being trained (generation switches it to eval mode and back): one copy in memory
+    ds = build_sft_dataset(arenas, n_seeds, tasks, compact=compact, max_per_action=max_per_action,
+                           closing_repeats=closing_repeats, learner=(m, tok) if dagger else None,
+                           max_new_tokens=p.max_completion_len)
     kw = trainer_kwargs(p)
     if learning_rate: kw["learning_rate"] = learning_rate
     args = SFTConfig(output_dir=str(stage_dir), max_steps=steps, max_length=p.max_seq_len, seed=0,
