@@ -15,8 +15,8 @@ from .arenas import get_arena
 __all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'MENU_FREE', 'MENUS', 'MENU_REPLY', 'PROMPT_HINTS', 'action_format',
            'system_prompt', 'build_messages', 'task_brief', 'compact_system_prompt', 'compact_observation',
            'parse_reply', 'own_offers', 'offer_bounds', 'guard_action', 'ladder_price', 'price_ladder', 'ladder_line',
-           'snap_to_ladder', 'LadderPolicy', 'teacher_policy', 'market_menu', 'menu_text', 'market_menu_lines',
-           'menu_action', 'reply_json', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
+           'snap_to_ladder', 'LadderPolicy', 'teacher_policy', 'market_menu', 'move_key', 'menu_text',
+           'market_menu_lines', 'menu_action', 'reply_json', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -265,19 +265,21 @@ def market_menu(obs: dict) -> list[dict]:
     moves += [{"action": "make_pitch", "target": l} for l in labs]
     return moves
 
+def move_key(move: dict, obs: dict) -> str:
+    "The words that name a menu move, as a reply copies them: its action, then its ids ('send_offer sell B3 to L1')."
+    k = move["action"]
+    if k != "send_offer": return " ".join([k, *(str(v) for f, v in move.items() if f != "action")])
+    sell = any(b["id"] == move["block"] and b.get("owner") == obs.get("lab") for b in obs.get("blocks") or ())
+    return f"{k} {'sell' if sell else 'buy'} {move['block']} {'to' if sell else 'from'} {move['target']}"
+
 def menu_text(moves: list[dict], obs: dict) -> str:
-    "The numbered menu as prompt lines: 'n action ids', a block's exchange price, and what the reply must add."
-    me, price = obs.get("lab"), {b["id"]: b.get("price") for b in obs.get("blocks") or ()}
-    owner = {b["id"]: b.get("owner") for b in obs.get("blocks") or ()}
+    "The menu as prompt lines: each move's key, an exchange block's price, and what the reply must add (+payment, +message)."
+    price = {b["id"]: b.get("price") for b in obs.get("blocks") or ()}
     lines = []
-    for n, m in enumerate(moves, 1):
-        k = m["action"]
-        if k == "send_offer":
-            sell = owner.get(m["block"]) == me
-            words = f"{k} {'sell' if sell else 'buy'} {m['block']} {'to' if sell else 'from'} {m['target']}"
-        else: words = " ".join([k, *(str(v) for f, v in m.items() if f != "action")])
-        if k == "reserve_capacity" and price.get(m["block"]) is not None: words += f" ({ladder_price(price[m['block']])})"
-        lines.append(f"{n} {words}{_MENU_ASKS.get(k, '')}")
+    for m in moves:
+        line = move_key(m, obs)
+        if m["action"] == "reserve_capacity" and price.get(m["block"]) is not None: line += f" ({ladder_price(price[m['block']])})"
+        lines.append(line + _MENU_ASKS.get(m["action"], ""))
     return "Moves:\n" + "\n".join(lines)
 
 def market_menu_lines(obs: dict) -> str:
@@ -285,30 +287,31 @@ def market_menu_lines(obs: dict) -> str:
     moves = market_menu(obs)
     return menu_text(moves, obs) if moves else ""
 
-MENUS = {"market": market_menu}   # arenas whose compact replies pick a listed move by number
-MENU_REPLY = (' Reply with one JSON object only: {"move": <the number of a listed move>}, adding "payment": <number> '
+MENUS = {"market": market_menu}   # arenas whose compact replies copy one listed move
+MENU_REPLY = (' Reply with one JSON object only: {"move": "<one of the listed moves, copied>"}, adding "payment": <number> '
               'to a move marked +payment and "message": "<text>" to one marked +message (any move may carry a message).')
 PROMPT_HINTS = {"bazaar": ladder_line, "market": market_menu_lines}   # the last lines of each arena's compact prompt
 
 def menu_action(arena: str, reply: dict, obs: dict) -> dict:
-    "The action a menu reply {'move': n, ...} names: move n's fixed fields plus the reply's own free fields."
-    moves, n = MENUS[arena](obs), reply.get("move")
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise ActionError("wrong_type", "move", f"move must be a whole number, got {n!r:.20}")
-    if not 1 <= n <= len(moves): raise ActionError("out_of_range", "move", f"move {n} is not listed; choose 1 to {len(moves)}")
-    return {**{k: v for k, v in reply.items() if k in MENU_FREE}, **moves[n - 1]}
+    "The action a menu reply {'move': '<a listed move>', ...} names: that move's fixed fields plus the reply's own free fields."
+    moves, said = MENUS[arena](obs), reply.get("move")
+    if not isinstance(said, str): raise ActionError("wrong_type", "move", f"move must be one listed move as text, got {said!r:.20}")
+    said = " ".join(re.sub(r"\s*(\(.*?\)|\+payment|\+message)", " ", said).split())   # a copied line's notes are ignored
+    move = next((m for m in moves if move_key(m, obs) == said), None)
+    if move is None: raise ActionError("invalid_now", "move", f"{said!r:.60} is not on the menu now")
+    return {**{k: v for k, v in reply.items() if k in MENU_FREE}, **move}
 
 def reply_json(arena: str,            # "bazaar" or "market"
                action: dict,          # a validated action
                obs: dict | None = None,  # the observation it answers (needed for a menu)
                compact: bool = False, # the prompt style the reply is for
               ) -> str | None:
-    "The reply a model should write for `action`: its JSON, `action` first; under a menu, the move's number and free fields (None when not listed)."
+    "The reply a model should write for `action`: its JSON, `action` first; under a menu, the move's key and free fields (None when not listed)."
     free = {k: v for k, v in action.items() if k in MENU_FREE}
     if compact and arena in MENUS and obs is not None:
         fixed = {k: v for k, v in action.items() if k not in MENU_FREE}
         moves = MENUS[arena](obs)
-        return json.dumps({"move": moves.index(fixed) + 1, **free}, ensure_ascii=False) if fixed in moves else None
+        return json.dumps({"move": move_key(fixed, obs), **free}, ensure_ascii=False) if fixed in moves else None
     return json.dumps({"action": action["action"], **{k: v for k, v in action.items() if k != "action"}}, ensure_ascii=False)
 
 # %% ../nbs/40_agents.ipynb #cb28bf4b

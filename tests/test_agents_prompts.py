@@ -29,14 +29,16 @@ def test_compact_bazaar_keeps_latest_facts(task):
 
 @pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])
 def test_compact_market_lists_every_move_it_takes(task):
-    "The compact market prompt says how to pick a move, and its menu spells out each listed move's action and ids."
-    from bazaarbatna.agents import market_menu
-    assert '{"move": <the number of a listed move>}' in compact_system_prompt("market")
+    "The compact market prompt says how to pick a move, and its menu has one line per move, naming its action and ids."
+    from bazaarbatna.agents import market_menu, move_key
+    assert '{"move": "<one of the listed moves, copied>"}' in compact_system_prompt("market")
     obs = make_env("market", task, seed=1).reset(seed=1)
     u = build_messages("market", obs, compact=True)[1]["content"]
-    for n, m in enumerate(market_menu(obs), 1):
-        line = next(l for l in u.splitlines() if l.startswith(f"{n} "))
-        assert m["action"] in line and all(str(v) in line for v in m.values()), (m, line)
+    lines = u[u.index("\nMoves:\n") + 8:].splitlines()[:-1]            # up to the final "JSON:"
+    menu = market_menu(obs)
+    assert len(lines) == len(menu) >= 2
+    for m, line in zip(menu, lines):
+        assert line.startswith(move_key(m, obs)) and all(str(v) in line for v in m.values()), (m, line)
     assert len(build_messages("market", obs, compact=True)[0]["content"]) < len(build_messages("market", obs)[0]["content"]) / 2
 
 def test_compact_observation_is_idempotent_and_never_grows():
@@ -74,7 +76,7 @@ def _filled(move: dict, obs: dict) -> dict:
 @pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])
 def test_market_menu_only_offers_moves_the_env_accepts(task):
     "Every move on the compact prompt's menu, tried on a restored copy of the state, is accepted (random-walk and expert states)."
-    from bazaarbatna.agents import market_menu, parse_reply
+    from bazaarbatna.agents import market_menu, parse_reply, move_key
     tried = {}
     for seed in range(6):
         for walker in ("random_valid", "expert"):
@@ -82,11 +84,11 @@ def test_market_menu_only_offers_moves_the_env_accepts(task):
             pol.reset(seed); obs = env.reset(seed=seed)
             for _ in range(40):
                 menu = market_menu(obs)
-                assert menu[:2] == [{"action": "wait"}, {"action": "finish"}] and len({json.dumps(m, sort_keys=True) for m in menu}) == len(menu)
+                assert menu[:2] == [{"action": "wait"}, {"action": "finish"}] and len({move_key(m, obs) for m in menu}) == len(menu)
                 snap = env.snapshot()
-                for n, m in enumerate(menu, 1):
+                for m in menu:
                     move = _filled(m, obs)
-                    assert parse_reply("market", json.dumps({"move": n, **{k: v for k, v in move.items() if k not in m}}), obs=obs)[0] == move
+                    assert parse_reply("market", json.dumps({"move": move_key(m, obs), **{k: v for k, v in move.items() if k not in m}}), obs=obs)[0] == move
                     r = env.step(move)
                     err = r.info.get("error")
                     # the one refusal a menu cannot foresee: a buyer that has since spent its (private) budget
