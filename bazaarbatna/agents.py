@@ -114,7 +114,7 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma in 38,600 (not 
 # %% ../nbs/40_agents.ipynb #1d0e4efa
 def parse_reply(arena: str,  # "bazaar" or "market"
                 text: str,   # the model's reply
-                obs: dict | None = None,  # the observation it answers: resolves a menu reply {"move": n} (see `MENUS`)
+                obs: dict | None = None,  # the observation it answers: resolves a menu reply {"move": "<listed move>"} (`MENUS`)
                ) -> tuple[dict | None, ActionError | None]:
     "The validated action in `text`, or (None, the error)."
     try:
@@ -283,7 +283,7 @@ def menu_text(moves: list[dict], obs: dict) -> str:
     return "Moves:\n" + "\n".join(lines)
 
 def market_menu_lines(obs: dict) -> str:
-    "The market's compact-prompt hint: its numbered menu ('' when the observation has no lab)."
+    "The market's compact-prompt hint: its menu of moves ('' when the observation has no lab)."
     moves = market_menu(obs)
     return menu_text(moves, obs) if moves else ""
 
