@@ -64,7 +64,7 @@ def cap_actions(rows: list[dict],         # chat samples (`expert_samples`)
     "`rows` with at most `max_per_action` samples of each action kind, in their original order."
     if isinstance(max_per_action, bool) or not isinstance(max_per_action, int) or max_per_action < 1:
         raise ValueError(f"max_per_action must be an integer >= 1, got {max_per_action!r}")
-    kind = lambda r: r["action"]   # the completion may be a menu number, not the action
+    kind = lambda r: r["action"]   # the completion may name a menu move instead of the action
     by_kind: dict = {}
     for i, r in enumerate(rows): by_kind.setdefault(kind(r), []).append(i)
     rng, keep = random.Random(seed), set()
@@ -94,8 +94,8 @@ def build_sft_dataset(arenas=("bazaar", "market"),  # arenas to draw from
     from bazaarbatna.agents import LLMPolicy
     seeds = list(TRAIN_SEEDS[:n_seeds])
     rows = []
+    model, tok = learner if isinstance(learner, tuple) else (learner, None)
     for ar in arenas:
-        model, tok = learner if isinstance(learner, tuple) else (learner, None)
         players = [None] + ([LLMPolicy(ar, model=model, tokenizer=tok, compact=compact, max_new_tokens=max_new_tokens)] if learner else [])
         for pl in players:   # the cap and the repeats apply to each source alone
             s = expert_samples(ar, (tasks or {}).get(ar), seeds, compact=compact, learner=pl)
