@@ -228,15 +228,15 @@ _MENU_ASKS = {"send_offer": " +payment", "counter_offer": " +payment", "make_pit
 
 def market_menu(obs: dict) -> list[dict]:
     "The market moves the rules allow now, with their ids and without payment or message ([] when the observation has no lab)."
+    from bazaarbatna.market.policies import runnable
     me = obs.get("lab")
     if not isinstance(me, str): return []
     budget = _num(obs.get("budget")) or 0.0
     energy = (obs.get("market") or {}).get("energy_price", 1.0)
     labs = [l["id"] for l in obs.get("labs") or ()]
     mine = [c for c in obs.get("coalitions") or () if me in c.get("members", ())]
-    pools = {c["id"] for c in mine}
     blocks = [b for b in obs.get("blocks") or () if (b.get("hours_left") or 0) > 0]
-    usable = [b for b in blocks if (b.get("pool") in pools if b.get("pool") else b.get("owner") == me)]
+    usable = [b for b in blocks if runnable(obs, b)]
     spare = [b for b in blocks if b.get("owner") == me and not b.get("pool")]
     jobs = [j for j in obs.get("jobs") or () if j.get("status") == "open" and j.get("deadline", -1) >= obs.get("round", 0)]
     moves = [{"action": "wait"}, {"action": "finish"}]
