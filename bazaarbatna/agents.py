@@ -273,14 +273,22 @@ def move_key(move: dict, obs: dict) -> str:
     return f"{k} {'sell' if sell else 'buy'} {move['block']} {'to' if sell else 'from'} {move['target']}"
 
 def menu_text(moves: list[dict], obs: dict) -> str:
-    "The menu as prompt lines: each move's key, an exchange block's price, and what the reply must add (+payment, +message)."
-    price = {b["id"]: b.get("price") for b in obs.get("blocks") or ()}
+    """The menu as prompt lines: each move's key, then notes in brackets (an exchange block's price; for a move that trades a
+    block, the block's worth to the lab's open jobs, energy paid), then what the reply must add (+payment, +message)."""
+    from bazaarbatna.market.policies import open_jobs, useful_worth
+    blocks = {b["id"]: b for b in obs.get("blocks") or ()}
+    offered = {o["id"]: o.get("block") for o in obs.get("offers") or () if o.get("kind") != "coalition"}
+    jobs = open_jobs(obs) if obs.get("jobs") else []
     lines = []
     for m in moves:
-        line = move_key(m, obs)
-        if m["action"] == "reserve_capacity" and price.get(m["block"]) is not None: line += f" ({ladder_price(price[m['block']])})"
-        lines.append(line + _MENU_ASKS.get(m["action"], ""))
+        b = blocks.get(m.get("block") or offered.get(m.get("offer")))
+        notes = []
+        if m["action"] == "reserve_capacity" and b.get("price") is not None: notes.append(str(ladder_price(b["price"])))
+        if b is not None and m["action"] in _WORTH_NOTED: notes.append(f"worth {useful_worth(obs, b, jobs)[0]:.0f}")
+        lines.append(move_key(m, obs) + (f" ({', '.join(notes)})" if notes else "") + _MENU_ASKS.get(m["action"], ""))
     return "Moves:\n" + "\n".join(lines)
+
+_WORTH_NOTED = ("reserve_capacity", "send_offer", "accept_offer", "counter_offer")   # the moves that buy or sell a block
 
 def market_menu_lines(obs: dict) -> str:
     "The market's compact-prompt hint: its menu of moves ('' when the observation has no lab)."
