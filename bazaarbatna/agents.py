@@ -423,7 +423,7 @@ def rollout_batch(arena: str,            # "bazaar" or "market"
                   keep_steps: bool = False,  # also keep each step's observation and raw reply, and the episode info
                  ) -> list[dict]:
     "Play one episode per seed, all at once; one record per episode in `bazaarbatna.evaluate`'s format."
-    from bazaarbatna.evaluate import JSON_ERROR_CODES, seed_split
+    from bazaarbatna.evaluate import JSON_ERROR_CODES, seed_split, refusal
     from bazaarbatna import __version__
     a = get_arena(arena)
     if isinstance(policy, str):
@@ -440,7 +440,7 @@ def rollout_batch(arena: str,            # "bazaar" or "market"
         for p, s in zip(pols, seeds): p.reset(s)
     else: policy.reset(seeds[0] if seeds else 0)
     recs = [dict(arena=arena, task=task, seed=int(s), policy=pname, reward=0.0, n_actions=0, n_invalid=0, n_invalid_json=0,
-                 step_rewards=[]) for s in seeds]
+                 step_rewards=[], refused=[]) for s in seeds]
     live = list(range(len(envs)))
     bar = _progress(len(envs), f"{arena}/{task} {pname}", not progress)
     while live:
@@ -457,6 +457,7 @@ def rollout_batch(arena: str,            # "bazaar" or "market"
             err = r.info.get("error")
             if err:
                 rec["n_invalid"] += 1; rec["n_invalid_json"] += err.get("code") in JSON_ERROR_CODES
+                rec["refused"].append(refusal(rec["n_actions"], err, replies[j] if replies and len(replies) == len(live) else act))
             obs[i] = r.observation
             if r.done or rec["n_actions"] >= max_steps:
                 ep = dict(r.info.get("episode") or {})

@@ -17,7 +17,7 @@ from .arenas import get_arena, make_env, make_policy
 
 # %% auto #0
 __all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'JSON_ERROR_CODES', 'RESULTS_FILE', 'METRICS', 'check_seed_split', 'seed_split',
-           'parse_seeds', 'run_episodes', 'run_episode', 'record_key', 'read_records', 'append_records',
+           'parse_seeds', 'refusal', 'run_episodes', 'run_episode', 'record_key', 'read_records', 'append_records',
            'save_transcript', 'is_batched_policy', 'play_jobs', 'play_job', 'default_workers', 'run_tournament',
            'bootstrap_ci', 'summarize_group', 'summarize', 'paired_difference', 'display_rows', 'format_table',
            'markdown_table', 'rank_policies', 'summary_of', 'run_eval']
@@ -64,6 +64,13 @@ def parse_seeds(spec,  # "eval", "eval:N", "train:N", "0-4,9", an int, or a list
 # %% ../nbs/30_evaluate.ipynb #25091d9e
 JSON_ERROR_CODES = frozenset({"not_json", "not_object"})  # error codes meaning "that was not a JSON object"
 _EPISODE_KEYS = ("deal", "utility", "rounds", "reason")
+_REPLY_KEPT = 600   # characters of a refused reply kept in its record
+
+def refusal(step: int, error: dict, said) -> dict:
+    "A record's entry for a refused action: its step (from 1), the error code and what the policy said (raw text, cut)."
+    text = said if isinstance(said, str) else json.dumps(said, default=str)
+    return {"step": step, "code": error.get("code"), "reply": text[:_REPLY_KEPT]}
+
 
 def _jsonable(v) -> bool:
     try: json.dumps(v); return True
@@ -86,12 +93,14 @@ def run_episodes(envs: list,               # `Env`s, one per episode (each is re
     for s in seeds: policy.reset(s)
     obs = [e.reset(seed=s) for e, s in zip(envs, seeds)]
     total, steps, n_inv, n_json = [0.0] * n, [0] * n, [0] * n, [0] * n
-    rewards, eps, done = [[] for _ in range(n)], [None] * n, [False] * n
+    rewards, refused, eps, done = [[] for _ in range(n)], [[] for _ in range(n)], [None] * n, [False] * n
     while True:
         live = [i for i in range(n) if not done[i] and steps[i] < max_steps]
         if not live: break
         acts = policy.act_batch([obs[i] for i in live]) if batched else [policy.act(obs[i]) for i in live]
-        for i, a in zip(live, acts):
+        texts = getattr(policy, "last_replies", None)   # an LLM policy's raw replies, in `live`'s order
+        if not texts or len(texts) != len(live): texts = None
+        for j, (i, a) in enumerate(zip(live, acts)):
             r = envs[i].step(a)
             steps[i] += 1
             total[i] += float(r.reward); rewards[i].append(round(float(r.reward), 4))
@@ -99,6 +108,7 @@ def run_episodes(envs: list,               # `Env`s, one per episode (each is re
             if err:
                 n_inv[i] += 1
                 n_json[i] += err.get("code") in JSON_ERROR_CODES
+                refused[i].append(refusal(steps[i], err, texts[j] if texts else a))
             obs[i], done[i] = r.observation, bool(r.done)
             if done[i]: eps[i] = r.info.get("episode")
     name = policy_name or getattr(policy, "name", type(policy).__name__)
@@ -113,7 +123,7 @@ def run_episodes(envs: list,               # `Env`s, one per episode (each is re
                    reason=str(ep.get("reason", "runner_step_limit" if not done[i] else "unknown")),
                    n_actions=steps[i], n_invalid=n_inv[i], n_invalid_json=n_json[i],
                    opponent_version=getattr(env, "opponent_version", None), package=__version__, split=seed_split(int(seed)),
-                   step_rewards=rewards[i], extras={k: v for k, v in ep.items() if k not in _EPISODE_KEYS and _jsonable(v)})
+                   step_rewards=rewards[i], refused=refused[i], extras={k: v for k, v in ep.items() if k not in _EPISODE_KEYS and _jsonable(v)})
         out.append((rec, tr))
     return out
 
