@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from ..core import extract_json
 from ..arenas import get_arena, list_policies, make_policy
-from ..agents import build_messages, parse_reply, guard_action, teacher_policy
+from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'State', 'collect_states', 'check_continuation', 'score_after',
-           'score_reply', 'replay_score', 'EnvReward', 'build_grpo_dataset', 'train_grpo']
+__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'State', 'collect_states', 'check_continuation', 'score_after',
+           'score_replies', 'score_reply', 'replay_score', 'EnvReward', 'build_grpo_dataset', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #2dce2dbc
 @dataclass
@@ -62,10 +62,11 @@ FORMAT_BONUS = 0.05   # added when the reply is exactly one valid JSON action an
 CONTINUATION = "expert"  # the policy that finishes the episode after the scored move
 HOLD = "hold"            # continuation that repeats the scored move (guarded) until the episode ends
 IDLE = "idle"            # continuation that waits until the episode ends (arenas with a `wait` action: the market)
+SELF = "self"            # continuation by the policy in training, greedy: the return the model itself would go on to earn
 
 def check_continuation(arena: str, continuation: str) -> str:
     "`continuation` unchanged, or a ValueError naming it and what `arena` accepts."
-    ok = [HOLD, *list_policies(arena)] + ([IDLE] if "wait" in get_arena(arena).ACTION_SCHEMA.actions else [])
+    ok = [HOLD, SELF, *list_policies(arena)] + ([IDLE] if "wait" in get_arena(arena).ACTION_SCHEMA.actions else [])
     if continuation not in ok: raise ValueError(f"unknown continuation {continuation!r} for the {arena} arena; choose one of {ok}")
     return continuation
 
@@ -95,28 +96,71 @@ def _move(arena, obs, text):
         return guard_action(arena, a, obs), True, clean
     return text, False, False
 
-def score_after(arena, env, state_seed, obs, text, continuation=CONTINUATION, format_bonus=FORMAT_BONUS, max_steps=200) -> dict:
-    "Step `text` in `env` (already at the state showing `obs`), finish with `continuation`; the score's parts."
+def _step_reply(arena, env, obs, text, format_bonus):
+    "Step reply `text` in `env` (at the state showing `obs`): the score's parts without the continuation, the step, the move."
     move, valid, clean = _move(arena, obs, text)
     r = env.step(move)
-    cont = _finish(arena, env, state_seed, r, continuation, max_steps, move)
     fmt = format_bonus if clean else 0.0
-    return {"reward": r.reward + cont + fmt, "step_reward": r.reward, "continuation": cont, "format": fmt,
-            "valid": valid, "done_after_move": r.done}
+    return {"reward": r.reward + fmt, "step_reward": r.reward, "continuation": 0.0, "format": fmt,
+            "valid": valid, "done_after_move": r.done}, r, move
 
-def score_reply(state: State, text: str, continuation: str = CONTINUATION, format_bonus: float = FORMAT_BONUS) -> dict:
-    "Score reply `text` at `state`: restore, step it, finish the episode with `continuation`, add the format bonus."
-    a = get_arena(state.arena)
-    env = a.make_env(state.task, seed=state.seed); env.reset(seed=state.seed)
-    env.restore(state.snapshot)
-    return score_after(state.arena, env, state.seed, state.obs, text, continuation, format_bonus)
+def score_after(arena, env, state_seed, obs, text, continuation=CONTINUATION, format_bonus=FORMAT_BONUS, max_steps=200) -> dict:
+    "Step `text` in `env` (already at the state showing `obs`), finish with `continuation` (a scripted one); the score's parts."
+    if continuation == SELF: raise ValueError("the 'self' continuation plays many episodes together: use score_replies")
+    part, r, move = _step_reply(arena, env, obs, text, format_bonus)
+    part["continuation"] = _finish(arena, env, state_seed, r, continuation, max_steps, move)
+    part["reward"] += part["continuation"]
+    return part
 
-def replay_score(state: State, text: str, continuation: str = CONTINUATION, format_bonus: float = FORMAT_BONUS) -> dict:
-    "The same score computed independently: replay the episode from its seed instead of restoring a snapshot."
-    a = get_arena(state.arena)
-    env = a.make_env(state.task, seed=state.seed); obs = env.reset(seed=state.seed)
+def _start(state: State, replay: bool = False):
+    "A fresh env at `state` and its observation: restored from the snapshot, or (`replay`) replayed from the seed."
+    env = get_arena(state.arena).make_env(state.task, seed=state.seed); obs = env.reset(seed=state.seed)
+    if not replay:
+        env.restore(state.snapshot); return env, state.obs
     for act in state.prefix: obs = env.step(act).observation
-    return score_after(state.arena, env, state.seed, obs, text, continuation, format_bonus)
+    return env, obs
+
+def _play_together(policy, envs: list, obs: list, max_steps: int) -> list[float]:
+    "Play batched `policy` from each env's observation to its end, all in lockstep (one `act_batch` per round); each return."
+    g, live = [0.0] * len(envs), list(range(len(envs)))
+    for _ in range(max_steps):
+        if not live: break
+        still = []
+        for i, a in zip(live, policy.act_batch([obs[i] for i in live])):
+            r = envs[i].step(a); g[i] += r.reward; obs[i] = r.observation
+            if not r.done: still.append(i)
+        live = still
+    return g
+
+def score_replies(states: list[State], texts: list[str], continuation: str = CONTINUATION, format_bonus: float = FORMAT_BONUS,
+                  policies: dict | None = None,  # arena -> the policy in training (an object with `act_batch`), for `SELF`
+                  replay: bool = False,          # rebuild each state by replaying its actions instead of restoring its snapshot
+                  max_steps: int = 200) -> list[dict]:
+    "Score each reply at its state: step it in a fresh env, finish the episode with `continuation`, add the format bonus."
+    if continuation == SELF and any(not hasattr((policies or {}).get(s.arena), "act_batch") for s in states):
+        raise ValueError("the 'self' continuation needs the policy in training: policies={arena: an object with act_batch}")
+    parts, after = [], []
+    for s, t in zip(states, texts):
+        env, obs = _start(s, replay)
+        if continuation != SELF: parts.append(score_after(s.arena, env, s.seed, obs, t, continuation, format_bonus, max_steps)); continue
+        part, r, _ = _step_reply(s.arena, env, obs, t, format_bonus)
+        parts.append(part)
+        if not r.done: after.append((len(parts) - 1, env, r.observation))
+    for arena in {states[k].arena for k, _, _ in after}:   # the model plays on: one generate call per round for all replies
+        mine = [x for x in after if states[x[0]].arena == arena]
+        for (k, _, _), g in zip(mine, _play_together(policies[arena], [e for _, e, _ in mine], [o for _, _, o in mine], max_steps)):
+            parts[k]["continuation"] = g; parts[k]["reward"] += g
+    return parts
+
+def score_reply(state: State, text: str, continuation: str = CONTINUATION, format_bonus: float = FORMAT_BONUS,
+                policies: dict | None = None) -> dict:
+    "Score reply `text` at `state`: restore, step it, finish the episode with `continuation`, add the format bonus."
+    return score_replies([state], [text], continuation, format_bonus, policies)[0]
+
+def replay_score(state: State, text: str, continuation: str = CONTINUATION, format_bonus: float = FORMAT_BONUS,
+                 policies: dict | None = None) -> dict:
+    "The same score computed independently: replay the episode from its seed instead of restoring a snapshot."
+    return score_replies([state], [text], continuation, format_bonus, policies, replay=True)[0]
 
 # %% ../../nbs/53_train_grpo.ipynb #bd6ed845
 class EnvReward:
@@ -124,14 +168,16 @@ class EnvReward:
     def __init__(self, states: list[State],          # indexed by the dataset's `state_id`
                  num_generations: int = 4,            # group size (to report within-group spread)
                  continuation: str = CONTINUATION,
-                 format_bonus: float = FORMAT_BONUS):
+                 format_bonus: float = FORMAT_BONUS,
+                 policies: dict | None = None):       # arena -> the policy in training, for the `SELF` continuation
         self.states, self.G, self.continuation, self.format_bonus = states, num_generations, continuation, format_bonus
+        self.policies = policies
         self.__name__ = "env_reward"
         self.history: list[dict] = []
 
     def __call__(self, prompts, completions, state_id, log_metric=None, **kw) -> list[float]:
         texts = [c[-1]["content"] if isinstance(c, list) else str(c) for c in completions]
-        parts = [score_reply(self.states[i], t, self.continuation, self.format_bonus) for i, t in zip(state_id, texts)]
+        parts = score_replies([self.states[i] for i in state_id], texts, self.continuation, self.format_bonus, self.policies)
         rewards = [p["reward"] for p in parts]
         groups = [rewards[i:i + self.G] for i in range(0, len(rewards), self.G)]
         spreads = [statistics.pstdev(g) if len(g) > 1 else 0.0 for g in groups]
@@ -197,6 +243,9 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                       **kw, **checkpoint_args())
     reward = EnvReward(states, G, continuation)
     tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
+    if continuation == SELF:   # the model being trained plays on, greedy, with the prompts and reply limit it trains on
+        reward.policies = {ar: LLMPolicy(ar, model=tr.model, tokenizer=tok, max_new_tokens=p.max_completion_len, compact=compact,
+                                         batch_size=G * prompts_per_step) for ar in arenas}
     t0 = time.time()
     train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, extra={"profile": p.name})
     final = stage_dir / "final"
