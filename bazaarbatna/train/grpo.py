@@ -146,7 +146,7 @@ def score_replies(states: list[State], texts: list[str], continuation: str = CON
         part, r, _ = _step_reply(s.arena, env, obs, t, format_bonus)
         parts.append(part)
         if not r.done: after.append((len(parts) - 1, env, r.observation))
-    for arena in {states[k].arena for k, _, _ in after}:   # the model plays on: one generate call per round for all replies
+    for arena in sorted({states[k].arena for k, _, _ in after}):   # the model plays on: one generate call per round for all replies
         mine = [x for x in after if states[x[0]].arena == arena]
         for (k, _, _), g in zip(mine, _play_together(policies[arena], [e for _, e, _ in mine], [o for _, _, o in mine], max_steps)):
             parts[k]["continuation"] = g; parts[k]["reward"] += g
