@@ -12,7 +12,7 @@ from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
 __all__ = ['RECIPE_KEYS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'eval_table',
-           'plot_dashboard', 'run_pipeline', 'bench_rollout', 'bench_checkpoint']
+           'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout', 'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -241,8 +241,15 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
         for a in ev: print("\n" + eval_table(ev[a]), flush=True)
     if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo", "dpo")):
         plot_dashboard(out); res["dashboard"] = str(out / "dashboard.png")
-    atomic_write_json(out / "pipeline.json", res)
+    note_run(out, res)
     return res
+
+def note_run(out, res: dict) -> dict:
+    "Merge `res` into out/pipeline.json: a stage run alone (sft, then grpo, then eval) keeps what the earlier ones wrote."
+    path = Path(out) / "pipeline.json"
+    merged = {**(read_json(path) if path.exists() else {}), **res}
+    atomic_write_json(path, merged)
+    return merged
 
 # %% ../../nbs/55_train_pipeline.ipynb #a945ffce
 def bench_rollout(arena: str = "bazaar", model: str = "embedded", task: str | None = None,
