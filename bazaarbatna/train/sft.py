@@ -113,7 +113,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
               learning_rate: float | None = None,
               keep: int = 2,                     # checkpoints kept
               hub_repo: str | None = None,       # push checkpoints to the Hub (off by default)
-              loaded=None,                       # an already loaded (model, tokenizer, peft_config)
+              loaded=None,                       # an already loaded (model, tokenizer, peft_config), instead of `adapter`
               tasks: dict | None = None,         # arena -> task names (default: all)
               compact: bool = False,             # compact prompts (evaluate with the same)
               max_per_action: int | None = None, # cap on the samples of each action kind (`cap_actions`)
@@ -124,6 +124,8 @@ def train_sft(out_dir,                           # run folder; the stage writes 
              ) -> dict:
     "Fine-tune a LoRA adapter on expert traces; returns a summary dict."
     if dagger and not adapter: raise ValueError("dagger=True needs the adapter whose states the teacher labels")
+    if loaded is not None and adapter:
+        raise ValueError("pass either loaded= or adapter=: a loaded model already holds its weights, so the adapter would be ignored")
     from trl import SFTConfig, SFTTrainer
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path
