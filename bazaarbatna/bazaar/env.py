@@ -17,7 +17,7 @@ from .tells import _tells_cached, SIGNALS
 
 # %% auto #0
 __all__ = ['TASKS', 'ACTION_SCHEMA', 'SHAPING_WEIGHT', 'NO_DEAL_PENALTY', 'LATE_DECAY', 'DIALOGUE_WINDOW', 'REWARD_TABLE',
-           'SELLER_ACTION_SCHEMA', 'TaskConfig', 'BazaarState', 'draw_deal', 'BazaarEnv', 'make_env',
+           'SELLER_ACTION_SCHEMA', 'TaskConfig', 'recent_dialogue', 'BazaarState', 'draw_deal', 'BazaarEnv', 'make_env',
            'render_observation', 'seller_bonus', 'HumanSellerEnv', 'make_human_seller_env', 'gym_env', 'bench_steps']
 
 # %% ../../nbs/13_bazaar_env.ipynb #0a311962
@@ -81,6 +81,11 @@ SHAPING_WEIGHT = 0.2   # scale of the potential
 NO_DEAL_PENALTY = -0.1 # any episode (or career deal) that ends without the agent buying
 LATE_DECAY = 0.2       # value lost per round a deal closes after the private deadline
 DIALOGUE_WINDOW = 6    # turns of dialogue in the observation
+
+def recent_dialogue(dialogue: list) -> list:
+    "The last `DIALOGUE_WINDOW` turns, each a copy: a policy that edits its observation cannot rewrite the episode's dialogue."
+    return [dict(d) for d in dialogue[-DIALOGUE_WINDOW:]]
+
 
 REWARD_TABLE = [
     {"component": "deal", "when": "the agent buys", "range": "[0, 1]",
@@ -258,7 +263,7 @@ class BazaarEnv:
         "The seller's view of this turn: one object per deal, updated in place, for a seller that reads no dialogue."
         s = self.s
         if self._wants_dialogue:  # such a seller (an LLM, a custom one) may keep its views: a new one each turn
-            v = self._deal_view(); v.dialogue = tuple(s.dialogue[-DIALOGUE_WINDOW:])
+            v = self._deal_view(); v.dialogue = tuple(recent_dialogue(s.dialogue))
         else: v = self._v
         v.last_ask, v.offer, v.t, v.buyer_raise, v.buyer_message, v.insults = s.last_ask, offer, s.t, buyer_raise, buyer_message, s.insults
         return v
@@ -293,7 +298,7 @@ class BazaarEnv:
              "currency": s.currency, "opening_ask": s.ask0, "ask": s.last_ask, "budget": s.budget,
              "round": s.t, "max_rounds": task.max_rounds, "rounds_left": task.max_rounds - s.t,
              "deadline": s.deadline or None, "seller_offers": list(s.seller_offers), "buyer_offers": list(s.buyer_offers),
-             "dialogue": s.dialogue[-DIALOGUE_WINDOW:], "done": s.done}
+             "dialogue": recent_dialogue(s.dialogue), "done": s.done}
         if task.tells:
             tl = s.last_tells
             o["tells"] = [dict(x) for x in tl] if tl else []
@@ -551,7 +556,7 @@ class HumanSellerEnv(BazaarEnv):
                 "reservation": s.reservation, "opening_ask": s.ask0, "ask": s.last_ask, "bonus_cap": cap,
                 "offer": s.buyer_offers[-1] if s.buyer_offers else None, "round": s.t, "max_rounds": self.task.max_rounds,
                 "rounds_left": self.task.max_rounds - s.t, "buyer_offers": list(s.buyer_offers),
-                "seller_offers": list(s.seller_offers), "dialogue": s.dialogue[-DIALOGUE_WINDOW:], "done": s.done}
+                "seller_offers": list(s.seller_offers), "dialogue": recent_dialogue(s.dialogue), "done": s.done}
 
     def step(self, action) -> StepResult:
         "Apply the human seller's move, then the buyer's reply."
