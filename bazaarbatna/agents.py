@@ -445,19 +445,20 @@ def rollout_batch(arena: str,            # "bazaar" or "market"
     bar = _progress(len(envs), f"{arena}/{task} {pname}", not progress)
     while live:
         acts = policy.act_batch([obs[i] for i in live]) if batched else [pols[i].act(obs[i]) for i in live]
-        replies = getattr(policy, "last_replies", None) if batched else None
+        replies = getattr(policy, "last_replies", None) if batched else None   # an LLM policy's raw replies, in `live`'s order
+        if not replies or len(replies) != len(live): replies = None
         still = []
         for j, (i, act) in enumerate(zip(live, acts)):
+            said = replies[j] if replies else act
             if keep_steps:
-                reply = replies[j] if replies and len(replies) == len(live) else (act if isinstance(act, str) else json.dumps(act))
-                recs[i].setdefault("steps", []).append({"obs": obs[i], "reply": reply})
+                recs[i].setdefault("steps", []).append({"obs": obs[i], "reply": said if isinstance(said, str) else json.dumps(said)})
             r = envs[i].step(act)
             rec = recs[i]
             rec["reward"] += float(r.reward); rec["n_actions"] += 1; rec["step_rewards"].append(round(float(r.reward), 4))
             err = r.info.get("error")
             if err:
                 rec["n_invalid"] += 1; rec["n_invalid_json"] += err.get("code") in JSON_ERROR_CODES
-                rec["refused"].append(refusal(rec["n_actions"], err, replies[j] if replies and len(replies) == len(live) else act))
+                rec["refused"].append(refusal(rec["n_actions"], err, said))
             obs[i] = r.observation
             if r.done or rec["n_actions"] >= max_steps:
                 ep = dict(r.info.get("episode") or {})
