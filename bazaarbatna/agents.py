@@ -15,7 +15,7 @@ from .arenas import get_arena
 __all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'MENU_FREE', 'MENUS', 'MENU_REPLY', 'PROMPT_HINTS', 'action_format',
            'system_prompt', 'build_messages', 'task_brief', 'compact_system_prompt', 'compact_observation',
            'parse_reply', 'own_offers', 'offer_bounds', 'guard_action', 'ladder_price', 'price_ladder', 'ladder_line',
-           'snap_to_ladder', 'LadderPolicy', 'teacher_policy', 'market_menu', 'move_key', 'menu_text',
+           'snap_to_ladder', 'LadderPolicy', 'teacher_policy', 'market_menu', 'move_key', 'menu_text', 'fair_price',
            'market_menu_lines', 'menu_action', 'reply_json', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
@@ -227,8 +227,9 @@ MENU_FREE = ("payment", "message", "conditions", "hours")   # the fields a menu 
 _MENU_ASKS = {"send_offer": " +payment", "counter_offer": " +payment", "make_pitch": " +message", "counter_pitch": " +message"}
 
 def market_menu(obs: dict) -> list[dict]:
-    "The market moves the rules allow now, with their ids and without payment or message ([] when the observation has no lab)."
-    from bazaarbatna.market.policies import runnable
+    """The market moves the rules allow now, with their ids and without payment or message ([] when the observation has no lab);
+    allocations by job deadline, exchange blocks by worth less price and other labs' blocks by worth, best first."""
+    from bazaarbatna.market.policies import runnable, open_jobs, useful_worth
     me = obs.get("lab")
     if not isinstance(me, str): return []
     budget = _num(obs.get("budget")) or 0.0
@@ -238,14 +239,15 @@ def market_menu(obs: dict) -> list[dict]:
     blocks = [b for b in obs.get("blocks") or () if (b.get("hours_left") or 0) > 0]
     usable = [b for b in blocks if runnable(obs, b)]
     spare = [b for b in blocks if b.get("owner") == me and not b.get("pool")]
-    jobs = [j for j in obs.get("jobs") or () if j.get("status") == "open" and j.get("deadline", -1) >= obs.get("round", 0)]
+    jobs = open_jobs(obs) if "jobs" in obs and "round" in obs else []
+    worth = lambda b: useful_worth(obs, b, jobs)[0] if jobs else 0.
     moves = [{"action": "wait"}, {"action": "finish"}]
     for j in jobs:
         need = j["gpu_hours"] - j["done_hours"]
         moves += [{"action": "allocate_to_job", "job": j["id"], "block": b["id"]} for b in usable
                   if b["reliability"] >= j["min_reliability"] and min(b["hours_left"], need) * b["energy_cost"] * energy <= budget]
-    moves += [{"action": "reserve_capacity", "block": b["id"]} for b in blocks
-              if b.get("owner") == "exchange" and b.get("price") is not None and b["price"] <= budget]
+    exchange = [b for b in blocks if b.get("owner") == "exchange" and b.get("price") is not None and b["price"] <= budget]
+    moves += [{"action": "reserve_capacity", "block": b["id"]} for b in sorted(exchange, key=lambda b: b["price"] - worth(b))]
     owner = {b["id"]: (b.get("owner"), b.get("pool")) for b in blocks}
     for o in obs.get("offers") or ():
         trade = o.get("kind") != "coalition"
@@ -255,8 +257,8 @@ def market_menu(obs: dict) -> list[dict]:
             if trade: moves.append({"action": "counter_offer", "offer": o["id"]})
         moves += [{"action": "counter_pitch", "offer": o["id"]}, {"action": "reject_offer", "offer": o["id"]}]
     moves += [{"action": "send_offer", "target": l, "block": b["id"]} for b in spare for l in labs]    # sell mine
-    moves += [{"action": "send_offer", "target": b["owner"], "block": b["id"]} for b in blocks        # buy theirs
-              if b.get("owner") in labs and not b.get("pool")]
+    theirs = [b for b in blocks if b.get("owner") in labs and not b.get("pool")]
+    moves += [{"action": "send_offer", "target": b["owner"], "block": b["id"]} for b in sorted(theirs, key=lambda b: -worth(b))]  # buy theirs
     moves += [{"action": "release_capacity", "block": b["id"]} for b in blocks if b.get("owner") == me]
     pending = {o.get("to") for o in obs.get("my_offers") or () if o.get("kind") == "coalition" and o.get("status") == "pending"}
     allied = {m for c in mine for m in c.get("members", ())}
@@ -274,7 +276,8 @@ def move_key(move: dict, obs: dict) -> str:
 
 def menu_text(moves: list[dict], obs: dict) -> str:
     """The menu as prompt lines: each move's key, then notes in brackets (an exchange block's price; for a move that trades a
-    block, the block's worth to the lab's open jobs, energy paid), then what the reply must add (+payment, +message)."""
+    block, the block's worth to the lab's open jobs, energy paid, and for an offer the expert's price), then what the reply
+    must add (+payment, +message)."""
     from bazaarbatna.market.policies import open_jobs, useful_worth
     blocks = {b["id"]: b for b in obs.get("blocks") or ()}
     offered = {o["id"]: o.get("block") for o in obs.get("offers") or () if o.get("kind") != "coalition"}
@@ -284,9 +287,21 @@ def menu_text(moves: list[dict], obs: dict) -> str:
         b = blocks.get(m.get("block") or offered.get(m.get("offer")))
         notes = []
         if m["action"] == "reserve_capacity" and b.get("price") is not None: notes.append(str(ladder_price(b["price"])))
-        if b is not None and m["action"] in _WORTH_NOTED: notes.append(f"worth {useful_worth(obs, b, jobs)[0]:.0f}")
+        if b is not None and m["action"] in _WORTH_NOTED:
+            w = useful_worth(obs, b, jobs)[0]
+            notes += [f"worth {w:.0f}", *fair_price(m, b, w, obs, jobs)]
         lines.append(move_key(m, obs) + (f" ({', '.join(notes)})" if notes else "") + _MENU_ASKS.get(m["action"], ""))
     return "Moves:\n" + "\n".join(lines)
+
+def fair_price(move: dict, b: dict, worth: float, obs: dict, jobs: list) -> list[str]:
+    """For an offer or counter-offer on block view `b`, the price the expert would name, as a note: 'ask X' when the lab sells
+    (`sell_ask`), 'bid X' when it buys a block worth something to it (`buy_bid`: 60 % of the worth, 70 % for a counter)."""
+    from bazaarbatna.market.policies import sell_ask, buy_bid, energy
+    if move["action"] not in ("send_offer", "counter_offer"): return []
+    if b.get("owner") == obs.get("lab"): return [f"ask {ladder_price(sell_ask(obs, b))}"]
+    if worth <= 0: return []
+    bid = buy_bid(worth, energy(obs, b, jobs), _num(obs.get("budget")) or 0., .7 if move["action"] == "counter_offer" else .6)
+    return [f"bid {ladder_price(bid)}"] if bid >= .01 else []
 
 _WORTH_NOTED = ("reserve_capacity", "send_offer", "accept_offer", "counter_offer")   # the moves that buy or sell a block
 

@@ -12,8 +12,9 @@ from .env import make_env, TASKS
 from .world import _round
 
 # %% auto #0
-__all__ = ['POLICIES', 'POLICY_DOCS', 'open_jobs', 'useful_worth', 'energy', 'runnable', 'valid_actions', 'RandomValid',
-           'GreedyHoarder', 'NoNegotiation', 'Naive', 'AlwaysAccept', 'Retaliator', 'Expert', 'run_episode']
+__all__ = ['POLICIES', 'POLICY_DOCS', 'open_jobs', 'useful_worth', 'energy', 'sell_ask', 'buy_bid', 'runnable', 'valid_actions',
+           'RandomValid', 'GreedyHoarder', 'NoNegotiation', 'Naive', 'AlwaysAccept', 'Retaliator', 'Expert',
+           'run_episode']
 
 # %% ../../nbs/24_market_policies.ipynb #8930f9f3
 def open_jobs(obs: dict) -> list:
@@ -57,6 +58,16 @@ def _worth_energy(b: dict, jobs: list, e: float) -> tuple:
         if v > best: best, bh = v, h
     if not bh and best == 0.: return best, 0.
     return best, bh * ec * e
+
+def sell_ask(obs: dict, b: dict) -> float:
+    "The expert's price for selling block view `b`: 0.9 per GPU-hour left, times the market's price pressure."
+    return _round(b["hours_left"] * .9 * obs["market"]["price_pressure"], 2)
+
+def buy_bid(worth: float, energy_bill: float, budget: float,
+            share: float = .6,  # of the worth: the expert opens at 60 %, counters a pitch at 70 %
+           ) -> float:
+    "The expert's bid for a block worth `worth` to the lab: `share` of it, within what the budget leaves after the energy bill."
+    return _round(min(budget - energy_bill, share * worth), 2)
 
 def runnable(obs: dict, b: dict) -> bool:
     "Can the lab run block view `b` now (owned and unpooled, or pooled in one of its coalitions)?"
@@ -245,7 +256,7 @@ class Expert(_Base):
                         if o["judge"] > .3:
                             return {"action": "counter_pitch", "offer": o["id"],
                                     "message": f"Block {b['id']} is {b['reliability']:.0%} reliable with {b['hours_left']} GPU-hours; a fair rate for both of us is lower, and we pay on time."}
-                        p = _round(min(.7 * w, budget - en), 2)
+                        p = buy_bid(w, en, budget, .7)
                         if p >= .01: return {"action": "counter_offer", "offer": o["id"], "payment": p}
                 elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:
                     w = _worth_energy(b, jobs, e)[0]
@@ -288,7 +299,7 @@ class Expert(_Base):
             if best is not None:
                 k = (best["owner"], best["id"])
                 n = self.tried.get(k, 0); self.tried[k] = n + 1
-                p = _round(min(budget - ben, (.6 + .1 * n) * bv), 2)
+                p = buy_bid(bv, ben, budget, .6 + .1 * n)
                 return {"action": "send_offer", "target": best["owner"], "block": best["id"], "payment": p,
                         "message": f"We can pay {p:.0f} now for the {best['hours_left']} GPU-hours of {best['id']}; "
                                    f"a fair price for you, and we deliver on our commitments."}
@@ -299,7 +310,7 @@ class Expert(_Base):
                     k = (l["id"], b["id"])
                     if k not in self.sell_tried:
                         self.sell_tried.add(k)
-                        p = _round(b["hours_left"] * .9 * obs["market"]["price_pressure"], 2)
+                        p = sell_ask(obs, b)
                         return {"action": "send_offer", "target": l["id"], "block": b["id"], "payment": p,
                                 "message": f"Block {b['id']}: {b['hours_left']} GPU-hours at {b['reliability']:.0%} for {p:.0f}, a fair rate for you."}
         elif not jobs and not obs["offers"]: return {"action": "finish"}
