@@ -437,9 +437,8 @@ def rollout_batch(arena: str,            # "bazaar" or "market"
                   keep_transcripts: bool = True,
                   keep_steps: bool = False,  # also keep each step's observation and raw reply, and the episode info
                  ) -> list[dict]:
-    "Play one episode per seed, all at once; one record per episode in `bazaarbatna.evaluate`'s format."
-    from bazaarbatna.evaluate import JSON_ERROR_CODES, seed_split, refusal
-    from bazaarbatna import __version__
+    "Play one episode per seed, all at once (`evaluate.run_episodes`); one record per episode in `bazaarbatna.evaluate`'s format."
+    from bazaarbatna.evaluate import run_episodes
     a = get_arena(arena)
     if isinstance(policy, str):
         from bazaarbatna.arenas import make_policy
@@ -448,45 +447,12 @@ def rollout_batch(arena: str,            # "bazaar" or "market"
     batched = hasattr(policy, "act_batch")
     pname = policy_name or getattr(policy, "name", "policy")
     envs = [a.make_env(task, seed=s) for s in seeds]
-    obs = [e.reset(seed=s) for e, s in zip(envs, seeds)]
-    pols = None
-    if not batched:
-        pols = [policy() for _ in seeds]
-        for p, s in zip(pols, seeds): p.reset(s)
-    else: policy.reset(seeds[0] if seeds else 0)
-    recs = [dict(arena=arena, task=task, seed=int(s), policy=pname, reward=0.0, n_actions=0, n_invalid=0, n_invalid_json=0,
-                 step_rewards=[], refused=[]) for s in seeds]
-    live = list(range(len(envs)))
     bar = _progress(len(envs), f"{arena}/{task} {pname}", not progress)
-    while live:
-        acts = policy.act_batch([obs[i] for i in live]) if batched else [pols[i].act(obs[i]) for i in live]
-        replies = getattr(policy, "last_replies", None) if batched else None   # an LLM policy's raw replies, in `live`'s order
-        if not replies or len(replies) != len(live): replies = None
-        still = []
-        for j, (i, act) in enumerate(zip(live, acts)):
-            said = replies[j] if replies else act
-            if keep_steps:
-                recs[i].setdefault("steps", []).append({"obs": obs[i], "reply": said if isinstance(said, str) else json.dumps(said)})
-            r = envs[i].step(act)
-            rec = recs[i]
-            rec["reward"] += float(r.reward); rec["n_actions"] += 1; rec["step_rewards"].append(round(float(r.reward), 4))
-            err = r.info.get("error")
-            if err:
-                rec["n_invalid"] += 1; rec["n_invalid_json"] += err.get("code") in JSON_ERROR_CODES
-                rec["refused"].append(refusal(rec["n_actions"], err, said))
-            obs[i] = r.observation
-            if r.done or rec["n_actions"] >= max_steps:
-                ep = dict(r.info.get("episode") or {})
-                rec.update(utility=float(ep.get("utility", 0.0)), deal=bool(ep.get("deal", False)),
-                           rounds=int(ep.get("rounds", 0)), reason=str(ep.get("reason", "runner_step_limit")),
-                           opponent_version=getattr(envs[i], "opponent_version", None), package=__version__,
-                           split=seed_split(int(rec["seed"])), reward=round(rec["reward"], 6))
-                if keep_steps: rec["episode"] = ep
-                if keep_transcripts and hasattr(envs[i], "transcript"):
-                    envs[i].transcript.meta.setdefault("policy", pname)
-                    rec["transcript"] = envs[i].transcript.to_dict()
-                bar.update(1)
-            else: still.append(i)
-        live = still
+    played = run_episodes(envs, policy if batched else [policy() for _ in seeds], list(seeds), arena, task, pname, max_steps,
+                          keep_steps=keep_steps, progress=bar)
     bar.close()
+    recs = []
+    for rec, tr in played:
+        if keep_transcripts and tr is not None: rec["transcript"] = tr.to_dict()
+        recs.append(rec)
     return recs

@@ -77,30 +77,41 @@ def _jsonable(v) -> bool:
     except (TypeError, ValueError): return False
 
 def run_episodes(envs: list,               # `Env`s, one per episode (each is reset here)
-                 policy,                   # a `Policy`; with several envs it must have `act_batch`
+                 policy,                   # a `Policy`; with several envs it must have `act_batch`, or be a list: one policy per env
                  seeds: list[int],         # one seed per env
                  arena: str | None = None, # names for the records
                  task: str | None = None,
                  policy_name: str | None = None,  # defaults to `policy.name`
                  max_steps: int = 1000,    # safety cut for an env that never ends
+                 keep_steps: bool = False, # also keep each step's observation and what the policy said (`steps`), and `episode`
+                 progress=None,            # a tqdm-style bar, updated once per finished episode
                 ) -> list[tuple[dict, object]]:  # (record, transcript) per episode
-    "Play episodes in lockstep: at each step one `act_batch` call serves every unfinished episode."
-    if len(envs) != len(seeds): raise ValueError(f"{len(envs)} envs but {len(seeds)} seeds")
-    batched = hasattr(policy, "act_batch")
-    if len(envs) > 1 and not batched:
-        raise ValueError("several episodes at once need a policy with `act_batch` (a scripted policy keeps per-episode state)")
+    "Play episodes in lockstep: at each step one `act_batch` call serves every unfinished episode (or each its own policy)."
     n = len(envs)
-    for s in seeds: policy.reset(s)
+    if n != len(seeds): raise ValueError(f"{n} envs but {len(seeds)} seeds")
+    own = isinstance(policy, (list, tuple))   # one (scripted) policy per episode
+    if own and len(policy) != n: raise ValueError(f"{n} envs but {len(policy)} policies")
+    batched = not own and hasattr(policy, "act_batch")
+    if n > 1 and not (own or batched):
+        raise ValueError("several episodes at once need a policy with `act_batch`, or one policy per episode "
+                         "(a scripted policy keeps per-episode state)")
+    if own:
+        for p, s in zip(policy, seeds): p.reset(s)
+    elif seeds: policy.reset(seeds[0])
     obs = [e.reset(seed=s) for e, s in zip(envs, seeds)]
     total, steps, n_inv, n_json = [0.0] * n, [0] * n, [0] * n, [0] * n
     rewards, refused, eps, done = [[] for _ in range(n)], [[] for _ in range(n)], [None] * n, [False] * n
+    kept = [[] for _ in range(n)]
     while True:
         live = [i for i in range(n) if not done[i] and steps[i] < max_steps]
         if not live: break
-        acts = policy.act_batch([obs[i] for i in live]) if batched else [policy.act(obs[i]) for i in live]
-        texts = getattr(policy, "last_replies", None)   # an LLM policy's raw replies, in `live`'s order
+        if batched: acts = policy.act_batch([obs[i] for i in live])
+        else: acts = [(policy[i] if own else policy).act(obs[i]) for i in live]
+        texts = getattr(policy, "last_replies", None) if batched else None   # an LLM policy's raw replies, in `live`'s order
         if not texts or len(texts) != len(live): texts = None
         for j, (i, a) in enumerate(zip(live, acts)):
+            said = texts[j] if texts else a
+            if keep_steps: kept[i].append({"obs": obs[i], "reply": said if isinstance(said, str) else json.dumps(said, default=str)})
             r = envs[i].step(a)
             steps[i] += 1
             total[i] += float(r.reward); rewards[i].append(round(float(r.reward), 4))
@@ -108,10 +119,12 @@ def run_episodes(envs: list,               # `Env`s, one per episode (each is re
             if err:
                 n_inv[i] += 1
                 n_json[i] += err.get("code") in JSON_ERROR_CODES
-                refused[i].append(refusal(steps[i], err, texts[j] if texts else a))
+                refused[i].append(refusal(steps[i], err, said))
             obs[i], done[i] = r.observation, bool(r.done)
             if done[i]: eps[i] = r.info.get("episode")
-    name = policy_name or getattr(policy, "name", type(policy).__name__)
+            if progress is not None and (done[i] or steps[i] >= max_steps): progress.update(1)
+    first = policy[0] if own and n else policy
+    name = policy_name or getattr(first, "name", type(first).__name__)
     out = []
     for i, (env, seed) in enumerate(zip(envs, seeds)):
         ep = dict(eps[i] or {})
@@ -124,6 +137,7 @@ def run_episodes(envs: list,               # `Env`s, one per episode (each is re
                    n_actions=steps[i], n_invalid=n_inv[i], n_invalid_json=n_json[i],
                    opponent_version=getattr(env, "opponent_version", None), package=__version__, split=seed_split(int(seed)),
                    step_rewards=rewards[i], refused=refused[i], extras={k: v for k, v in ep.items() if k not in _EPISODE_KEYS and _jsonable(v)})
+        if keep_steps: rec["steps"], rec["episode"] = kept[i], ep
         out.append((rec, tr))
     return out
 
