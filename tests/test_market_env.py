@@ -1,5 +1,5 @@
 "GPU market arena: completion, conservation, consent, archetypes, shocks, privacy, invalid actions, determinism, snapshots, exploits."
-import json, statistics, subprocess, sys
+import json, re, statistics, subprocess, sys
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 from bazaarbatna.core import canonical_json, INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS
@@ -116,9 +116,11 @@ def test_every_archetype_occurs_and_acts():
             if t.speaker != "Aurora" and t.speaker != "market": behaviour.add(t.action)
     assert seen == set(ARCHETYPES)
     assert {"accept", "offer_sell"} <= behaviour
-    # opponents trade among themselves and betray (deceptive breach) somewhere
+    # opponents trade among themselves (lab to lab, not only from the exchange) and betray (deceptive breach) somewhere
     texts = " ".join(t.message for s in range(30) for t in run_episode("expert", "coalition_market", s)[2].transcript.turns)
-    assert "bought" in texts and "breach" in texts
+    between = [m.groups() for m in re.finditer(r"(\w+) bought B\d+ from (\w+) for", texts) if m.group(2) != "the"]
+    assert len(between) >= 10 and all("Aurora" not in pair for pair in between[:10]), between[:10]
+    assert "breach" in texts
 
 
 def test_every_shock_kind_occurs_and_is_observed():
@@ -139,27 +141,36 @@ def test_every_shock_kind_occurs_and_is_observed():
     assert "Shocks:" in render_observation(res.observation)
 
 
-def test_private_information_never_leaks():
-    for seed in range(20):
-        for task in ("market_round", "coalition_market"):
-            env = make_env(task, seed)
-            pol = POLICIES["expert"](seed)
-            def check(env, res):
-                text = canonical_json(res.observation)
-                for l in env.w.labs[1:]:
-                    for j in l.jobs: assert f'"{j.id}"' not in text
-                    assert l.archetype not in text
-                for k in ("trust", "grudge", "goodwill", "archetype", "betray", "floor", "buy_cap", "sell_floor"):
-                    assert f'"{k}' not in text
-                others = {round(l.budget, 2) for l in env.w.labs[1:]}
-                def walk(o, key=None):
-                    if isinstance(o, dict):
-                        for k, v in o.items(): walk(v, k)
-                    elif isinstance(o, list):
-                        for v in o: walk(v, key)
-                    elif key == "budget": assert o == round(env.w.labs[0].budget, 2)
-                walk(res.observation)
-            play(env, pol, seed, check)
+def _assert_private(env, lab, obs):
+    "Nothing of another lab's private state is in `lab`'s observation: jobs, archetype, memory, reservation prices, budget."
+    text = canonical_json(obs)
+    for l in env.w.labs:
+        if l.idx == lab: continue
+        for j in l.jobs: assert f'"{j.id}"' not in text
+        assert l.archetype not in text
+    for k in ("trust", "grudge", "goodwill", "archetype", "betray", "floor", "buy_cap", "sell_floor"):
+        assert f'"{k}' not in text
+    def walk(o, key=None):
+        if isinstance(o, dict):
+            for k, v in o.items(): walk(v, k)
+        elif isinstance(o, list):
+            for v in o: walk(v, key)
+        elif key == "budget": assert o == round(env.w.labs[lab].budget, 2)
+    walk(obs)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_private_information_never_leaks(task):
+    for seed in range(12):
+        for name in ("expert", "random_valid"):
+            play(make_env(task, seed), POLICIES[name](seed), seed, lambda env, res: _assert_private(env, 0, res.observation))
+    for seed in range(6):                 # the multi-agent view: every lab's observation, every round
+        pe = MarketParallelEnv(task, seed)
+        pols = {a: POLICIES["expert"](seed) for a in pe.possible_agents}
+        obs, _ = pe.reset(seed)
+        while pe.agents:
+            for a, o in obs.items(): _assert_private(pe.env, int(a[1:]), o)
+            obs, *_ = pe.step({a: pols[a].act(obs[a]) for a in pe.agents})
 
 
 BAD = [
@@ -176,22 +187,45 @@ BAD = [
 ]
 
 
+def _wrong_for_this_state(obs):
+    "Actions the state forbids: someone else's block, the exchange's block sold, its own offer accepted, hours out of range."
+    me, out = obs["lab"], []
+    theirs = [b["id"] for b in obs["blocks"] if b["owner"] not in (me, "exchange")]
+    exch = [b["id"] for b in obs["blocks"] if b["owner"] == "exchange"]
+    jobs = [j["id"] for j in obs["jobs"]]
+    for b in theirs[:2]:
+        out += [{"action": "release_capacity", "block": b}, {"action": "reserve_capacity", "block": b}]
+        out += [{"action": "allocate_to_job", "job": j, "block": b} for j in jobs[:1]]
+    for b in exch[:1]:
+        out += [{"action": "send_offer", "target": "L1", "block": b, "payment": 5}, {"action": "release_capacity", "block": b}]
+    out += [{"action": "accept_offer", "offer": o["id"]} for o in obs["my_offers"][:1]]   # its own offer
+    mine = [b["id"] for b in obs["blocks"] if b["owner"] == me]
+    out += [{"action": "allocate_to_job", "job": j, "block": b, "hours": h} for j in jobs[:1] for b in mine[:1] for h in (-3, 0, 10**6)]
+    return out
+
+
 @pytest.mark.parametrize("task", sorted(TASKS))
 def test_malformed_actions_change_nothing(task):
     env = make_env(task, 7)
     obs = env.reset(7)
     for _ in range(3): obs = env.step(POLICIES["expert"](7).act(obs)).observation
-    for bad in BAD[:-2] + BAD[-1:]:
-        if env.done: break
+    snap, checked = env.snapshot(), 0
+    for bad in BAD + _wrong_for_this_state(obs):
+        env.restore(snap)                 # each bad action from the same state, none near the invalid-action limit
         key, n = env.state_key(), env.invalid[0]
         res = env.step(bad)
         if "error" not in res.info: continue   # (a few may be valid in some worlds, e.g. B0 owned by L1)
-        if env.invalid[0] >= MAX_INVALID_ACTIONS:   # the documented timeout: the episode ends and settles
-            assert res.done and res.info["episode"]["reason"] == "invalid_actions"; break
-        assert env.state_key() == key
+        assert env.state_key() == key, bad
         assert res.reward == INVALID_ACTION_PENALTY and res.info["reward_components"]["invalid_action"] == INVALID_ACTION_PENALTY
-        assert set(res.info["error"]) == {"code", "field", "message"}
+        assert set(res.info["error"]) == {"code", "field", "message"} and res.info["error"]["message"]
         assert env.invalid[0] == n + 1 and not res.done
+        checked += 1
+    assert checked >= len(BAD) - 1, checked   # all but the wait with an extra field (unknown fields are dropped)
+    env.restore(snap)                     # the documented timeout: the limit'th invalid action ends the episode and settles
+    for k in range(MAX_INVALID_ACTIONS):
+        res = env.step("not json")
+        assert res.done == (k == MAX_INVALID_ACTIONS - 1)
+    assert res.info["episode"]["reason"] == "invalid_actions"
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -223,20 +257,24 @@ def test_snapshot_restore_branches_identically(task):
     obs = env.reset(4)
     for _ in range(3):
         res = env.step(pol.act(obs)); obs = res.observation
-        if res.done: return
+        assert not res.done
     snap, key = env.snapshot(), env.state_key()
-    acts = [POLICIES["random_valid"](9).act(obs)]
-    runs = []
-    for _ in range(2):
+
+    def finish():
+        "Play on with the expert; every step's reward, observation and info, and the transcript."
+        p2, o, out = POLICIES["expert"](1), env.observe(0), []
+        while True:
+            r = env.step(p2.act(o)); out.append((r.reward, canonical_json(r.observation), canonical_json(r.info)))
+            o = r.observation
+            if r.done: return out, env.transcript.to_json()
+
+    original = finish()                   # the uninterrupted episode
+    for between in (None, 5, 0):          # restored straight away, or after playing another seed
+        if between is not None:
+            env.reset(between); env.step({"action": "wait"})
         env.restore(snap)
         assert env.state_key() == key
-        p2 = POLICIES["expert"](1); o = env.observe(0); out = []
-        while True:
-            r = env.step(p2.act(o)); out.append((r.reward, canonical_json(r.observation)))
-            o = r.observation
-            if r.done: break
-        runs.append((out, env.transcript.to_json()))
-    assert runs[0] == runs[1]
+        assert finish() == original, between
 
 
 # ---- exploit probes: repeated, cycling and random action policies -----------------------------------------
@@ -351,6 +389,15 @@ def test_bench_steps_reports():
     r = bench_steps(.2, "single_trade")
     assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0
     assert r["steps_per_cpu_s"] == r["cpu_steps_per_s"] > 0   # the bazaar bench's key too
+
+
+def test_bench_runs_from_the_command_line():
+    code = "import sys; from bazaarbatna.cli import main; sys.exit(main(sys.argv[1:]))"
+    for task in ("market_round", "coalition_market"):
+        out = subprocess.run([sys.executable, "-c", code, "bench", "env", "--arena", "market", "--task", task, "--seconds", "0.2", "--json"],
+                             capture_output=True, text=True, check=True).stdout
+        r = json.loads(out)
+        assert r["task"] == task and r["policy"] == "expert" and r["steps_per_s"] > 0 and r["episodes"] > 0
 
 _PIECES = ["guaranteed 99", "Guaranteed 99", "guaranteed 990", "99", "9", "1", "0", "%", " ", "95%", "12.5 %", "99%", "you", "both",
            "best deal", "act now", "fair", "GPU", "hours", "reliable", "BLOCK", "A", "!", "x", "٣", "or else", "\n"]

@@ -367,12 +367,13 @@ class MarketEnv:
     def snapshot(self):
         "Everything needed to continue this episode later (deep copy)."
         return copy.deepcopy((self.w, self.rng.getstate(), self.invalid, self.last_error, self.pitched, self.done,
-                              self.reason, self.stats, self.transcript.meta, list(self.transcript.turns), self.pre, self.seed))
+                              self.reason, self.stats, self.transcript.meta, list(self.transcript.turns), self.pre, self.seed,
+                              self.wealth0))
 
     def restore(self, snap):
         "Return to a `snapshot()`."
         (self.w, st, self.invalid, self.last_error, self.pitched, self.done, self.reason, self.stats, meta, turns,
-         self.pre, self.seed) = copy.deepcopy(snap)
+         self.pre, self.seed, self.wealth0) = copy.deepcopy(snap)
         self.rng.setstate(st)
         self.pre_v = [-1] * len(self.w.labs)   # the next reward takes every account again
         self.transcript = _Transcript(meta=meta, turns=turns)

@@ -10,7 +10,7 @@ from ..core import INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS
 from .env import make_env, TASKS
 
 # %% auto #0
-__all__ = ['MarketParallelEnv', 'run_parallel']
+__all__ = ['MarketParallelEnv', 'market_observation_space', 'run_parallel']
 
 # %% ../../nbs/25_market_parallel.ipynb #67ac4b8c
 class MarketParallelEnv:
@@ -24,16 +24,24 @@ class MarketParallelEnv:
         self.possible_agents = [f"L{i}" for i in driven]
         self.agents, self.finished = list(self.possible_agents), set()
         self.render_mode = "ansi"
+        self._spaces = {}                 # agent -> (observation space, action space), made on first use
+
+    @property
+    def unwrapped(self): return self     # PettingZoo's wrappers ask for it; this env wraps nothing
+
+    def _space(self, agent, k: int):
+        if agent not in self._spaces:     # gymnasium is imported here only: the arena itself does not need it
+            from gymnasium import spaces
+            self._spaces[agent] = (market_observation_space(), spaces.Text(max_length=4096))
+        return self._spaces[agent][k]
 
     def observation_space(self, agent):
-        "Text space (observations are dicts; `render_observation` gives the text)."
-        from gymnasium import spaces
-        return spaces.Text(max_length=16384)
+        "The space of market observations (dicts; `render_observation` gives their text); the same object every call."
+        return self._space(agent, 0)
 
     def action_space(self, agent):
-        "Text space of JSON actions (see `ACTION_SCHEMA`)."
-        from gymnasium import spaces
-        return spaces.Text(max_length=4096)
+        "Text space of JSON actions (see `ACTION_SCHEMA`); the same object every call, so seeding it sticks."
+        return self._space(agent, 1)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple:
         "New episode; return (observations, infos) for every agent."
@@ -79,6 +87,18 @@ class MarketParallelEnv:
         return self.env.transcript.to_markdown()
 
     def close(self): pass
+
+def market_observation_space():
+    "A gymnasium space whose members are market observations: dicts with every key `MarketEnv.observe` writes."
+    from gymnasium import spaces
+    from bazaarbatna.market.env import _OBS_ENV
+    class MarketObservations(spaces.Space):
+        "Market observations (dicts with `MarketEnv.observe`'s keys). Not sampled: observations come from the env."
+        def __init__(self): super().__init__(None, None)
+        def contains(self, x) -> bool: return isinstance(x, dict) and _OBS_ENV.keys() <= x.keys()
+        def sample(self, mask=None, probability=None):
+            raise NotImplementedError("market observations come from the env; sample actions from action_space instead")
+    return MarketObservations()
 
 def run_parallel(task: str = "market_round", seed: int = 0, policies: dict | str = "expert", **kw) -> tuple:
     "Play one parallel episode, every lab driven by a policy (a name for all, or agent -> name); return (returns, env)."
