@@ -563,3 +563,39 @@ def test_account_version_catches_every_change(task, policy):
                     assert env.pre[lab] == env._account(lab), (task, policy, seed, lab, env.w.round); checked += 1
             obs = r.observation
     assert checked > 0
+
+
+def test_judged_pitches_change_prices():
+    """A counter-pitch that outscores an offer's pitch strips its premium (one that does not leaves the price); a good pitch
+    to a lab raises its goodwill, which lowers the least it will sell to the pitcher for."""
+    from bazaarbatna.market.opponents import sell_floor
+    strong = "Block {b} is {r:.0%} reliable with {h} GPU-hours; a fair rate for both of us is lower, and we pay on time."
+    countered = 0
+    for seed in range(80):
+        env = make_env("market_round", seed); obs = env.reset(seed)
+        sells = []
+        while not sells:
+            sells = [o for o in obs["offers"] if o["kind"] == "sell" and 0 < o["judge"] < 1]
+            if not sells:
+                res = env.step({"action": "wait"}); obs = res.observation
+                if res.done: break
+        if not sells: continue
+        oid = sells[0]["id"]; off = env.w.offers[oid]; b = env.w.blocks[off.block]
+        pay, prem = off.payment, off.premium
+        assert prem > 0
+        snap = env.snapshot()
+        res = env.step({"action": "counter_pitch", "offer": oid, "message": strong.format(b=b.id, r=b.reliability, h=b.hours_left)})
+        turn = next(t for t in env.transcript.turns if t.action == "counter_pitch")
+        assert turn.data["won"] and env.w.offers[oid].payment == round(pay - prem, 2) and env.w.offers[oid].premium == 0
+        env.restore(snap)
+        env.step({"action": "counter_pitch", "offer": oid, "message": "NO. THIS IS A SCAM!!!"})
+        turn = next(t for t in env.transcript.turns if t.action == "counter_pitch")
+        assert not turn.data["won"] and env.w.offers[oid].payment == pay
+        countered += 1
+    assert countered >= 10, countered
+    env = make_env("market_round", 3); env.reset(3)
+    b = next(b for b in env.w.blocks.values() if b.owner == 1)
+    before = sell_floor(env.w, 1, 0, b)
+    env.step({"action": "make_pitch", "target": "L1", "message": "We pay on time and commit 40 GPU-hours at a fair rate; "
+                                                                 "your spare hours earn more with us, and both of us finish our jobs."})
+    assert env.w.labs[1].goodwill[0] > 0 and sell_floor(env.w, 1, 0, b) < before
