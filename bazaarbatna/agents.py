@@ -12,11 +12,12 @@ from .core import ActionError, extract_json
 from .arenas import get_arena
 
 # %% auto #0
-__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'MENU_FREE', 'MENUS', 'MENU_REPLY', 'PROMPT_HINTS', 'action_format',
-           'system_prompt', 'build_messages', 'task_brief', 'compact_system_prompt', 'compact_observation',
-           'parse_reply', 'own_offers', 'offer_bounds', 'guard_action', 'ladder_price', 'price_ladder', 'ladder_line',
-           'snap_to_ladder', 'LadderPolicy', 'teacher_policy', 'market_menu', 'move_key', 'menu_text', 'fair_price',
-           'market_menu_lines', 'menu_action', 'reply_json', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
+__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'OFFER_MESSAGE', 'MENU_FREE', 'MENUS', 'MENU_REPLY', 'PROMPT_HINTS',
+           'action_format', 'system_prompt', 'build_messages', 'task_brief', 'compact_system_prompt',
+           'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds', 'guard_action', 'ladder_price',
+           'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'MenuTeacher', 'teacher_policy',
+           'market_menu', 'offer_net', 'move_key', 'menu_text', 'fair_price', 'market_menu_lines', 'menu_action',
+           'reply_json', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -212,14 +213,31 @@ class LadderPolicy:
             a = {**a, "price": snap_to_ladder(a["price"], obs)}
         return a
 
+class MenuTeacher:
+    """A menu arena's policy as an SFT teacher for compact prompts: an offer's message becomes one short line that only
+    repeats its price (`OFFER_MESSAGE`), and other moves keep a message only where the menu asks for one (+message)."""
+    def __init__(self, policy):
+        self.policy, self.name = policy, f"{getattr(policy, 'name', 'policy')}_menu"
+    def reset(self, seed: int) -> None: self.policy.reset(seed)
+    def act(self, obs: dict):
+        a = self.policy.act(obs)
+        if not isinstance(a, dict) or "message" not in a or "+message" in _MENU_ASKS.get(a.get("action"), ""): return a
+        a = {k: v for k, v in a.items() if k != "message"}
+        if _num(a.get("payment")) is not None: a["message"] = OFFER_MESSAGE.format(ladder_price(a["payment"]))
+        return a
+
+OFFER_MESSAGE = "{} is a fair price for you; we pay on time."   # the rule judge gives it 0.85 (the expert's messages: ~1.0)
+
 def teacher_policy(arena: str,           # "bazaar" or "market"
                    name: str = "expert", # a scripted policy of the arena
                    compact: bool = False,  # the prompt style the samples are for
                   ):
-    "The scripted policy `name`, on the price ladder when its decisions become compact bazaar prompts (SFT targets, GRPO states)."
+    """The scripted policy `name` as a teacher: for compact prompts (SFT targets, GRPO states), on the price ladder in the
+    bazaar and, in a menu arena, with messages only on the moves marked +message."""
     from bazaarbatna.arenas import make_policy
     pol = make_policy(arena, name)
-    return LadderPolicy(pol) if compact and arena == "bazaar" else pol
+    if not compact: return pol
+    return LadderPolicy(pol) if arena == "bazaar" else MenuTeacher(pol) if arena in MENUS else pol
 
 
 # %% ../nbs/40_agents.ipynb #25aa41a9
@@ -249,7 +267,7 @@ def market_menu(obs: dict) -> list[dict]:
     exchange = [b for b in blocks if b.get("owner") == "exchange" and b.get("price") is not None and b["price"] <= budget]
     moves += [{"action": "reserve_capacity", "block": b["id"]} for b in sorted(exchange, key=lambda b: b["price"] - worth(b))]
     owner = {b["id"]: (b.get("owner"), b.get("pool")) for b in blocks}
-    for o in obs.get("offers") or ():
+    for o in sorted(obs.get("offers") or (), key=lambda o: -offer_net(o, obs, jobs)):   # the best deal first
         trade = o.get("kind") != "coalition"
         seller = me if o.get("kind") == "buy" else o.get("from")
         if not trade or owner.get(o.get("block")) == (seller, None):     # a trade offer is void once its block moved
@@ -267,6 +285,17 @@ def market_menu(obs: dict) -> list[dict]:
     moves += [{"action": "make_pitch", "target": l} for l in labs]
     return moves
 
+def offer_net(offer: dict, obs: dict, jobs: list | None = None) -> float:
+    """What accepting an inbox offer nets the lab: a block's worth to it less the price when it buys, the price less the
+    worth when it sells; +inf for a coalition invite (the expert takes those first), 0 when the block is gone."""
+    from bazaarbatna.market.policies import open_jobs, useful_worth
+    if offer.get("kind") == "coalition": return math.inf
+    b = next((b for b in obs.get("blocks") or () if b["id"] == offer.get("block")), None)
+    if b is None: return 0.
+    w = useful_worth(obs, b, open_jobs(obs) if jobs is None else jobs)[0]
+    p = _num(offer.get("payment")) or 0.
+    return w - p if offer.get("kind") == "sell" else p - w
+
 def move_key(move: dict, obs: dict) -> str:
     "The words that name a menu move, as a reply copies them: its action, then its ids ('send_offer sell B3 to L1')."
     k = move["action"]
@@ -276,20 +305,23 @@ def move_key(move: dict, obs: dict) -> str:
 
 def menu_text(moves: list[dict], obs: dict) -> str:
     """The menu as prompt lines: each move's key, then notes in brackets (an exchange block's price; for a move that trades a
-    block, the block's worth to the lab's open jobs, energy paid, and for an offer the expert's price), then what the reply
-    must add (+payment, +message)."""
+    block, the block's worth to the lab's open jobs, energy paid; for an offer the expert's price; for accepting one its price
+    and what it nets the lab), then what the reply must add (+payment, +message)."""
     from bazaarbatna.market.policies import open_jobs, useful_worth
     blocks = {b["id"]: b for b in obs.get("blocks") or ()}
-    offered = {o["id"]: o.get("block") for o in obs.get("offers") or () if o.get("kind") != "coalition"}
+    offers = {o["id"]: o for o in obs.get("offers") or () if o.get("kind") != "coalition"}
     jobs = open_jobs(obs) if obs.get("jobs") else []
     lines = []
     for m in moves:
-        b = blocks.get(m.get("block") or offered.get(m.get("offer")))
+        o = offers.get(m.get("offer"))
+        b = blocks.get(m.get("block") or (o or {}).get("block"))
         notes = []
         if m["action"] == "reserve_capacity" and b.get("price") is not None: notes.append(str(ladder_price(b["price"])))
         if b is not None and m["action"] in _WORTH_NOTED:
             w = useful_worth(obs, b, jobs)[0]
             notes += [f"worth {w:.0f}", *fair_price(m, b, w, obs, jobs)]
+            if m["action"] == "accept_offer" and o is not None:
+                notes += [f"price {ladder_price(_num(o.get('payment')) or 0.)}", f"net {offer_net(o, obs, jobs):+.0f}"]
         lines.append(move_key(m, obs) + (f" ({', '.join(notes)})" if notes else "") + _MENU_ASKS.get(m["action"], ""))
     return "Moves:\n" + "\n".join(lines)
 
