@@ -12,9 +12,9 @@ from .env import make_env, TASKS
 from .world import _round
 
 # %% auto #0
-__all__ = ['POLICIES', 'POLICY_DOCS', 'open_jobs', 'useful_worth', 'energy', 'sell_ask', 'buy_bid', 'runnable', 'valid_actions',
-           'RandomValid', 'GreedyHoarder', 'NoNegotiation', 'Naive', 'AlwaysAccept', 'Retaliator', 'Expert',
-           'run_episode']
+__all__ = ['POLICIES', 'POLICY_DOCS', 'open_jobs', 'job_rates', 'useful_worth', 'energy', 'sell_ask', 'buy_bid', 'runnable',
+           'valid_actions', 'RandomValid', 'GreedyHoarder', 'NoNegotiation', 'Naive', 'AlwaysAccept', 'Retaliator',
+           'Expert', 'run_episode']
 
 # %% ../../nbs/24_market_policies.ipynb #8930f9f3
 def open_jobs(obs: dict) -> list:
@@ -28,14 +28,35 @@ def open_jobs(obs: dict) -> list:
 
 _deadline = itemgetter("deadline")   # a C key function: no Python call per job
 
+def job_rates(obs: dict, jobs: list | None = None) -> list:
+    """(min reliability, GPU-hours still needed, value per GPU-hour it can still earn, job) per open job. A job the
+    market cannot cover in full (blocks reliable enough with hours left, not pooled in another lab's coalition) earns
+    only its partial credit: hours run on it are worth `partial_credit` of the full rate."""
+    if jobs is None: jobs = open_jobs(obs)
+    if not jobs: return []
+    blocks, pools = obs["blocks"], None
+    if obs["coalitions"]:
+        pools = set()
+        for c in obs["coalitions"]: pools.add(c["id"])
+    out = []
+    for j in jobs:
+        mr, gh = j["min_reliability"], j["gpu_hours"]
+        need, have = gh - j["done_hours"], 0
+        for b in blocks:              # the observation lists blocks with hours left only
+            if b["reliability"] >= mr and (not b["pool"] or (pools is not None and b["pool"] in pools)):
+                have += b["hours_left"]
+                if have >= need: break
+        rate = j["value"] / gh
+        out.append((mr, need, rate if have >= need else rate * j["partial_credit"], j))
+    return out
+
 def useful_worth(obs: dict, b: dict, jobs: list | None = None) -> tuple:
-    "(worth, job) of block view `b` on the best fitting open job."
+    "(worth, job) of block view `b` on the best fitting open job: usable hours × (the rate the job can still earn − energy)."
     e = obs["market"]["energy_price"]
     best, bj = 0., None
-    for j in (open_jobs(obs) if jobs is None else jobs):
-        if b["reliability"] < j["min_reliability"]: continue
-        h = min(b["hours_left"], j["gpu_hours"] - j["done_hours"])
-        v = h * (j["value"] / j["gpu_hours"] - b["energy_cost"] * e)
+    for mr, need, rate, j in job_rates(obs, jobs):
+        if b["reliability"] < mr: continue
+        v = min(b["hours_left"], need) * (rate - b["energy_cost"] * e)
         if v > best: best, bj = v, j
     return best, bj
 
@@ -45,16 +66,14 @@ def energy(obs: dict, b: dict, jobs: list | None = None) -> float:
     if j is None: return 0.
     return min(b["hours_left"], j["gpu_hours"] - j["done_hours"]) * b["energy_cost"] * obs["market"]["energy_price"]
 
-def _worth_energy(b: dict, jobs: list, e: float) -> tuple:
-    "(`useful_worth`, `energy`) of block view `b` in one pass over `jobs` at energy price `e`."
+def _worth_energy(b: dict, rates: list, e: float) -> tuple:
+    "(`useful_worth`, `energy`) of block view `b` in one pass over `job_rates`' list at energy price `e`."
     best, bh = 0., 0
     rel, hl, ec = b["reliability"], b["hours_left"], b["energy_cost"]
-    for j in jobs:
-        if rel < j["min_reliability"]: continue
-        gh = j["gpu_hours"]
-        h = gh - j["done_hours"]
-        if hl < h: h = hl             # min(hours_left, need): a conditional, not the slow min call
-        v = h * (j["value"] / gh - ec * e)
+    for mr, need, rate, _ in rates:
+        if rel < mr: continue
+        h = need if need < hl else hl   # min(hours_left, need): a conditional, not the slow min call
+        v = h * (rate - ec * e)
         if v > best: best, bh = v, h
     if not bh and best == 0.: return best, 0.
     return best, bh * ec * e
@@ -239,6 +258,7 @@ class Expert(_Base):
             else: others.append(b)
         e = obs["market"]["energy_price"]
         if runs and jobs and (a := _allocate(obs, jobs, runs)): return a   # a usable block on the most urgent open job
+        rates = job_rates(obs, jobs) if jobs else jobs   # what the open jobs can still earn per GPU-hour (for worths)
         if offers:                    # (guards like this one skip loops over empty lists: such a loop still makes an iterator)
             for b in obs["blocks"]: byid[b["id"]] = b
             allied = set()
@@ -249,7 +269,7 @@ class Expert(_Base):
                 if o["kind"] == "coalition":
                     if o["from"] not in allied: return {"action": "accept_offer", "offer": o["id"]}
                 elif o["kind"] == "sell" and b is not None and b["owner"] == o["from"] and not b["pool"]:
-                    w, en = _worth_energy(b, jobs, e)
+                    w, en = _worth_energy(b, rates, e)
                     if o["payment"] <= .8 * w and o["payment"] + en <= budget: return {"action": "accept_offer", "offer": o["id"]}
                     if o["id"] not in self.countered and w > 0 and o["payment"] <= 1.6 * w:
                         self.countered.add(o["id"])
@@ -259,14 +279,14 @@ class Expert(_Base):
                         p = buy_bid(w, en, budget, .7)
                         if p >= .01: return {"action": "counter_offer", "offer": o["id"], "payment": p}
                 elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:
-                    w = _worth_energy(b, jobs, e)[0]
+                    w = _worth_energy(b, rates, e)[0]
                     if (w <= 0. and o["payment"] > 0) or o["payment"] > 1.2 * w: return {"action": "accept_offer", "offer": o["id"]}
         if jobs:                      # the best exchange buy (without open jobs a block is worth 0: never a buy)
             best, bv = None, 0.
             for b in exch:
                 p = b["price"]
                 if p > budget: continue       # unaffordable whatever its energy bill (>= 0): its worth is not needed
-                x = _worth_energy(b, jobs, e)
+                x = _worth_energy(b, rates, e)
                 if p + x[1] > budget: continue
                 v = x[0] - p
                 if v > bv: best, bv = b, v
@@ -274,7 +294,7 @@ class Expert(_Base):
             spare = []
             if own:
                 for b in own:
-                    if _worth_energy(b, jobs, e)[0] <= 0.: spare.append(b)
+                    if _worth_energy(b, rates, e)[0] <= 0.: spare.append(b)
         else: spare = own
         if len(obs["labs"]) >= 2 and r < R - 3:
             if not obs["coalitions"] and jobs and len(self.proposed) < 2:
@@ -293,7 +313,7 @@ class Expert(_Base):
         if jobs and others:
             best, bv, ben = None, 0., 0.
             for b in others:
-                w, en = _worth_energy(b, jobs, e)
+                w, en = _worth_energy(b, rates, e)
                 k = (b["owner"], b["id"])
                 if w > bv and self.tried.get(k, 0) < 3 and .6 * w + en <= budget: best, bv, ben = b, w, en
             if best is not None:
