@@ -259,7 +259,7 @@ def market_menu(obs: dict) -> list[dict]:
     spare = [b for b in blocks if b.get("owner") == me and not b.get("pool")]
     jobs = open_jobs(obs) if "jobs" in obs and "round" in obs else []
     worth = lambda b: useful_worth(obs, b, jobs)[0] if jobs else 0.
-    moves = [{"action": "wait"}, {"action": "finish"}]   # first (see the prose: trial runs with finish last did worse)
+    moves = [{"action": "wait"}, {"action": "finish"}]   # first: trials with finish last did no better (prose)
     for j in jobs:
         need = j["gpu_hours"] - j["done_hours"]
         moves += [{"action": "allocate_to_job", "job": j["id"], "block": b["id"]} for b in usable
