@@ -12,7 +12,8 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['EMBEDDED', 'EMBEDDED_MODULE', 'INSTALL_HINT', 'END_OF_TURN_TOKENS', 'GEN_STATS', 'EmbeddedModelMissing',
            'embedded_gguf', 'cache_dir', 'embedded_model_dir', 'resolve_model', 'load_model', 'end_of_turn_ids',
-           'is_checkpointing', 'set_checkpointing', 'generation_mode', 'json_stop', 'reset_gen_stats', 'chat_generate']
+           'is_checkpointing', 'set_checkpointing', 'generation_mode', 'json_stop', 'reset_gen_stats', 'cache_kwarg',
+           'chat_generate']
 
 # %% ../nbs/01_models.ipynb #2913d148
 EMBEDDED = "embedded"
@@ -182,6 +183,11 @@ def _growing_layer_cls():
         def get_seq_length(self) -> int: return self.keys.shape[-2] if self.is_initialized else 0
     return _GrowingLayer
 
+def cache_kwarg(model) -> str:
+    "The name `model` takes its KV cache under: `cache` (transformers 5.24+), else `past_key_values`."
+    import inspect
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
 def _plain(cache) -> bool:
     from transformers.cache_utils import DynamicCache, DynamicLayer
     return type(cache) is DynamicCache and all(type(l) is DynamicLayer for l in cache.layers)
@@ -195,15 +201,16 @@ def _prefilled_cache(model, rows: list,  # token id lists, one per prompt
     from transformers.cache_utils import DynamicCache
     n, p, dev = min(map(len, rows)) - 1, 0, model.device
     kw = {"logits_to_keep": 1} if "logits_to_keep" in inspect.signature(model.forward).parameters else {}  # no vocab-wide logits per prompt token
+    ck = cache_kwarg(model)          # the output field has the same name as the argument
     while p < n and all(r[p] == rows[0][p] for r in rows): p += 1
-    base = model(input_ids=torch.tensor([rows[0][:p]], device=dev), use_cache=True, **kw).past_key_values if p else None
+    base = getattr(model(input_ids=torch.tensor([rows[0][:p]], device=dev), use_cache=True, **kw), ck) if p else None
     if base is not None and not _plain(base): return None, 0
     T, bufs, tokens = max(map(len, rows)) - 1, None, p
     for b, r in enumerate(rows):
         cache = DynamicCache(ddp_cache_data=[(l.keys, l.values) for l in base.layers]) if base is not None else DynamicCache()
         rest = r[p:len(r) - 1]
         if rest:
-            cache = model(input_ids=torch.tensor([rest], device=dev), past_key_values=cache, use_cache=True, **kw).past_key_values
+            cache = getattr(model(input_ids=torch.tensor([rest], device=dev), use_cache=True, **{ck: cache}, **kw), ck)
             tokens += len(rest)
         if not _plain(cache) or not cache.layers: return None, 0
         if bufs is None:
@@ -255,7 +262,7 @@ def chat_generate(model, tokenizer,
             t0 = time.perf_counter()
             cache, ntok = _prefilled_cache(model, rows, max_new_tokens + 1) if share_prefix else (None, 0)
             t1 = time.perf_counter()
-            extra = {} if cache is None else {"past_key_values": cache}
+            extra = {} if cache is None else {cache_kwarg(model): cache}
             if stop_at_json: extra["stopping_criteria"] = [json_stop(tokenizer, T)]
             gen = model.generate(**enc, **kw, **extra)
             t2 = time.perf_counter()
