@@ -13,11 +13,12 @@ from .arenas import get_arena
 
 # %% auto #0
 __all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'OFFER_MESSAGE', 'MENU_FREE', 'MENUS', 'MENU_REPLY', 'PROMPT_HINTS',
-           'action_format', 'system_prompt', 'build_messages', 'task_brief', 'compact_system_prompt',
-           'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds', 'guard_action', 'ladder_price',
-           'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'MenuTeacher', 'teacher_policy',
-           'market_menu', 'offer_net', 'move_key', 'menu_text', 'fair_price', 'market_menu_lines', 'menu_action',
-           'reply_json', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
+           'PROMPT_STYLE_FILE', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
+           'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds', 'guard_action',
+           'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'MenuTeacher',
+           'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text', 'fair_price', 'market_menu_lines',
+           'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style', 'load_policy_model', 'LLMPolicy',
+           'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -370,6 +371,23 @@ def reply_json(arena: str,            # "bazaar" or "market"
     return json.dumps({"action": action["action"], **{k: v for k, v in action.items() if k != "action"}}, ensure_ascii=False)
 
 # %% ../nbs/40_agents.ipynb #cb28bf4b
+PROMPT_STYLE_FILE = "bazaarbatna.json"   # written beside a trained adapter: the prompt style it was trained on
+
+def write_prompt_style(folder,              # an adapter folder
+                       compact: bool,       # trained on compact prompts
+                       **meta):             # more to note (stage, arenas, ...)
+    "Note beside an adapter which prompts it was trained on, so `LLMPolicy` prompts it the same way."
+    (Path(folder) / PROMPT_STYLE_FILE).write_text(json.dumps({"compact": bool(compact), **meta}, indent=1))
+
+def saved_prompt_style(model) -> bool | None:
+    "The `compact` flag noted beside an adapter folder (`write_prompt_style`), or None (no note, or not a folder)."
+    if not isinstance(model, (str, Path)): return None
+    p = Path(str(model)) / PROMPT_STYLE_FILE
+    if not p.is_file(): return None
+    try: c = json.loads(p.read_text()).get("compact")
+    except (ValueError, AttributeError): return None
+    return c if isinstance(c, bool) else None
+
 _MODELS: dict = {}
 
 def load_policy_model(model: str = "embedded",  # name, hub id, folder or adapter folder
@@ -402,8 +420,9 @@ class LLMPolicy:
                  name: str | None = None,
                  batch_size: int = 16,
                  device: str | None = None,
-                 compact: bool = False,            # compact prompts (`build_messages(compact=True)`)
+                 compact: bool | None = None,      # compact prompts (`build_messages(compact=True)`); None: as noted beside the adapter, else full
                  stop_at_json: bool = True):       # end a reply at its first complete JSON object (same parsed action)
+        if compact is None: compact = bool(saved_prompt_style(model))
         get_arena(arena)  # fail early on an unknown arena
         self.arena, self.temperature, self.max_new_tokens, self.seed = arena, temperature, max_new_tokens, seed
         self.guard, self.batch_size, self.device, self.compact = guard, batch_size, device, compact

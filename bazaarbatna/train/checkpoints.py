@@ -13,7 +13,7 @@ from transformers import TrainerCallback
 # %% auto #0
 __all__ = ['CHATML_TEMPLATE', 'atomic_write_json', 'read_json', 'curve_path', 'CurveLogger', 'tiny_tokenizer',
            'tiny_model_and_tokenizer', 'list_checkpoints', 'latest_checkpoint', 'StepCheckpointer', 'checkpoint_args',
-           'train_resumable']
+           'train_resumable', 'save_adapter']
 
 # %% ../../nbs/51_train_checkpoints.ipynb #84392544
 def atomic_write_json(path: str | Path,  # target file
@@ -194,3 +194,15 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
     if last is not None and int(_CKPT.match(last.name).group(1)) >= trainer.args.max_steps > 0:
         return None, ck  # already done
     return trainer.train(resume_from_checkpoint=str(last) if last else None), ck
+
+# %% ../../nbs/51_train_checkpoints.ipynb #edf57047
+def save_adapter(trainer,            # a trained transformers/TRL trainer
+                 tokenizer,
+                 folder,             # where the final adapter goes (`<stage>/final`)
+                 compact: bool,      # the prompt style it was trained on
+                 **meta) -> str:     # more to note beside it (stage, arenas)
+    "Save a stage's final adapter and tokenizer, with a note of the prompts it was trained on (`agents.write_prompt_style`)."
+    from bazaarbatna.agents import write_prompt_style
+    trainer.save_model(str(folder)); tokenizer.save_pretrained(str(folder))
+    write_prompt_style(folder, compact, **meta)
+    return str(folder)

@@ -103,7 +103,7 @@ def train_dpo(out_dir,                        # run folder; writes out_dir/dpo a
     from trl import DPOConfig, DPOTrainer
     from bazaarbatna.agents import LLMPolicy, load_policy_model
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile
-    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path
+    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter
     p = profile if isinstance(profile, Profile) else get_profile(profile)
     out = Path(out_dir); stage_dir = out / "dpo"
     counts = {}
@@ -125,6 +125,6 @@ def train_dpo(out_dir,                        # run folder; writes out_dir/dpo a
     t0 = time.time()
     train_resumable(tr, "dpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, extra={"profile": p.name})
     final = stage_dir / "final"
-    tr.save_model(str(final)); tok.save_pretrained(str(final))
+    save_adapter(tr, tok, final, compact, stage="dpo", arenas=list(arenas))
     return {"stage": "dpo", "adapter": str(final), "pairs": len(dataset), "pair_counts": counts, "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "dpo")), "profile": p.name}

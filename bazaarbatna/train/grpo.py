@@ -229,7 +229,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     from trl import GRPOConfig, GRPOTrainer
     from bazaarbatna.models import end_of_turn_ids
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile
-    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path
+    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter
     for ar in arenas: check_continuation(ar, continuation)
     p = profile if isinstance(profile, Profile) else get_profile(profile)
     G = num_generations or p.num_generations
@@ -249,7 +249,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     t0 = time.time()
     train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, extra={"profile": p.name})
     final = stage_dir / "final"
-    tr.save_model(str(final)); tok.save_pretrained(str(final))
+    save_adapter(tr, tok, final, compact, stage="grpo", arenas=list(arenas))
     return {"stage": "grpo", "adapter": str(final), "states": len(states), "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
             "num_generations": G, "continuation": continuation}

@@ -128,7 +128,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
         raise ValueError("pass either loaded= or adapter=: a loaded model already holds its weights, so the adapter would be ignored")
     from trl import SFTConfig, SFTTrainer
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile
-    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path
+    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter
     p = profile if isinstance(profile, Profile) else get_profile(profile)
     out = Path(out_dir); stage_dir = out / stage
     m, tok, peft_cfg = loaded or load_for_training(p, model, adapter=adapter)
@@ -145,6 +145,6 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     train_resumable(tr, stage, resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo,
                     extra={"profile": p.name})
     final = stage_dir / "final"
-    tr.save_model(str(final)); tok.save_pretrained(str(final))
+    save_adapter(tr, tok, final, compact, stage=stage, arenas=list(arenas))
     return {"stage": stage, "adapter": str(final), "samples": len(ds), "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, stage)), "profile": p.name}
