@@ -11,7 +11,7 @@ from .evaluate import format_table, parse_seeds, display_rows
 
 # %% auto #0
 __all__ = ['emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval', 'cmd_report', 'cmd_serve',
-           'cmd_train', 'cmd_demo', 'cmd_arena', 'build_parser', 'main']
+           'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -108,6 +108,11 @@ def cmd_train(args):
     if args.steps: kw["steps"] = args.steps
     return run_pipeline(**kw)
 
+def demo_said(action, error: dict | None, width: int = 100) -> str:
+    "One line for a demo step: the action the env took, or the refused reply with the error code."
+    if error: return f"refused ({error['code']}): {str(action)[:width]!r}"
+    return json.dumps(action, ensure_ascii=False)[:width] if isinstance(action, dict) else str(action)[:width]
+
 def cmd_demo(args):
     "A short negotiation: the LLM buyer (embedded model by default) against the rule seller."
     from bazaarbatna.arenas import make_env, make_policy
@@ -118,11 +123,16 @@ def cmd_demo(args):
     obs, done, total, steps = env.reset(seed=args.seed), False, 0.0, 0
     policy.reset(args.seed)
     while not done:
-        r = env.step(policy.act(obs))
+        a = policy.act(obs)
+        r = env.step(a)
         obs, done, total, steps = r.observation, r.done, total + r.reward, steps + 1
-        print(f"  step {steps}: reward {r.reward:+.3f}", file=sys.stderr, flush=True)
+        print(f"  step {steps}: reward {r.reward:+.3f}  {demo_said(a, r.observation.get('last_error'))}", file=sys.stderr, flush=True)
     ep = r.info.get("episode", {})
     if not args.json: print(env.transcript.to_markdown())
+    if ep.get("reason") == "invalid_actions":
+        print("The model's replies were refused (above): the untrained embedded model rarely writes the JSON. Train an adapter "
+              "(`bazaarbatna train all --profile cpu --arena bazaar --out runs/quickstart`) and run "
+              "`bazaarbatna demo --model runs/quickstart/grpo/final`.", file=sys.stderr, flush=True)
     return {"task": args.task, "seed": args.seed, "model": args.model, "steps": steps, "return": round(total, 4),
             **{k: ep.get(k) for k in ("deal", "utility", "rounds", "reason")}, "seconds": round(time.time() - t0, 1)}
 
