@@ -16,9 +16,9 @@ __all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'OFFER_MESSAGE', 'MENU_FREE
            'PROMPT_STYLE_FILE', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
            'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds', 'guard_action',
            'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'MenuTeacher',
-           'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text', 'fair_price', 'market_menu_lines',
-           'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style', 'load_policy_model', 'LLMPolicy',
-           'rollout_batch']
+           'offer_message', 'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text', 'fair_price',
+           'market_menu_lines', 'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style',
+           'load_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -224,10 +224,15 @@ class MenuTeacher:
         a = self.policy.act(obs)
         if not isinstance(a, dict) or "message" not in a or "+message" in _MENU_ASKS.get(a.get("action"), ""): return a
         a = {k: v for k, v in a.items() if k != "message"}
-        if _num(a.get("payment")) is not None: a["message"] = OFFER_MESSAGE.format(ladder_price(a["payment"]))
+        if _num(a.get("payment")) is not None: a["message"] = offer_message(a["payment"])
         return a
 
 OFFER_MESSAGE = "{} is a fair price for you; we pay on time."   # the rule judge gives it 0.85 (the expert's messages: ~1.0)
+_OFFER_MOVES = ("send_offer",)   # the expert writes no message with its counter-offers
+
+def offer_message(payment) -> str:
+    "The standard line an offer carries under the menu: it only repeats the price."
+    return OFFER_MESSAGE.format(ladder_price(payment))
 
 def teacher_policy(arena: str,           # "bazaar" or "market"
                    name: str = "expert", # a scripted policy of the arena
@@ -355,7 +360,10 @@ def menu_action(arena: str, reply: dict, obs: dict) -> dict:
     said = " ".join(re.sub(r"\s*(\(.*?\)|\+payment|\+message)", " ", said).split())   # a copied line's notes are ignored
     move = next((m for m in moves if move_key(m, obs) == said), None)
     if move is None: raise ActionError("invalid_now", "move", f"{said!r:.60} is not on the menu now")
-    return {**{k: v for k, v in reply.items() if k in MENU_FREE}, **move}
+    act = {**{k: v for k, v in reply.items() if k in MENU_FREE}, **move}
+    if act["action"] in _OFFER_MOVES and "message" not in act and _num(act.get("payment")) is not None:
+        act["message"] = offer_message(act["payment"])   # an offer the model wrote no message for goes with the standard line
+    return act
 
 def reply_json(arena: str,            # "bazaar" or "market"
                action: dict,          # a validated action
@@ -365,6 +373,9 @@ def reply_json(arena: str,            # "bazaar" or "market"
     "The reply a model should write for `action`: its JSON, `action` first; under a menu, the move's key and free fields (None when not listed)."
     free = {k: v for k, v in action.items() if k in MENU_FREE}
     if compact and arena in MENUS and obs is not None:
+        if action.get("action") in _OFFER_MOVES and _num(free.get("payment")) is not None \
+                and free.get("message") == offer_message(free["payment"]):
+            del free["message"]   # `menu_action` writes the standard line back: the model leaves it out
         fixed = {k: v for k, v in action.items() if k not in MENU_FREE}
         moves = MENUS[arena](obs)
         return json.dumps({"move": move_key(fixed, obs), **free}, ensure_ascii=False) if fixed in moves else None

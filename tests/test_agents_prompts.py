@@ -76,7 +76,7 @@ def _filled(move: dict, obs: dict) -> dict:
 @pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])
 def test_market_menu_only_offers_moves_the_env_accepts(task):
     "Every move on the compact prompt's menu, tried on a restored copy of the state, is accepted (random-walk and expert states)."
-    from bazaarbatna.agents import market_menu, parse_reply, move_key
+    from bazaarbatna.agents import market_menu, parse_reply, move_key, offer_message
     tried = {}
     for seed in range(6):
         for walker in ("random_valid", "expert"):
@@ -88,7 +88,9 @@ def test_market_menu_only_offers_moves_the_env_accepts(task):
                 snap = env.snapshot()
                 for m in menu:
                     move = _filled(m, obs)
-                    assert parse_reply("market", json.dumps({"move": move_key(m, obs), **{k: v for k, v in move.items() if k not in m}}), obs=obs)[0] == move
+                    if m["action"] == "send_offer": move["message"] = offer_message(move["payment"])   # added to a reply without one
+                    reply = {"move": move_key(m, obs), **{k: v for k, v in move.items() if k not in m and (k, m["action"]) != ("message", "send_offer")}}
+                    assert parse_reply("market", json.dumps(reply), obs=obs)[0] == move
                     r = env.step(move)
                     err = r.info.get("error")
                     # the one refusal a menu cannot foresee: a buyer that has since spent its (private) budget
