@@ -6,7 +6,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #0b96c03b
 from __future__ import annotations
-import argparse, json, sys, time
+import argparse, contextlib, json, sys, time
 from .evaluate import format_table, parse_seeds, display_rows
 
 # %% auto #0
@@ -203,8 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not getattr(args, "fn", None):
         p.print_help(); return 0
-    try:
-        res = args.fn(args)
+    try:   # with --json, stdout is the one JSON object: whatever the command prints on the way (trainer logs) goes to stderr
+        with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
+            res = args.fn(args)
     except ModuleNotFoundError as e:
         hint = "this install lacks it" if (e.name or "").startswith("bazaarbatna") else "install the extras: pip install 'bazaarbatna[dev]'"
         print(f"bazaarbatna {args.command}: missing module {e.name!r}; {hint}", file=sys.stderr)
