@@ -391,13 +391,16 @@ def write_prompt_style(folder,              # an adapter folder
     (Path(folder) / PROMPT_STYLE_FILE).write_text(json.dumps({"compact": bool(compact), **meta}, indent=1))
 
 def saved_prompt_style(model) -> bool | None:
-    "The `compact` flag noted beside an adapter folder (`write_prompt_style`), or None (no note, or not a folder)."
+    """The `compact` flag noted beside an adapter folder (`write_prompt_style`), else in the run's `pipeline.json` two
+    levels up (`<run>/<stage>/final`, adapters saved before the note existed); None when neither says."""
     if not isinstance(model, (str, Path)): return None
-    p = Path(str(model)) / PROMPT_STYLE_FILE
-    if not p.is_file(): return None
-    try: c = json.loads(p.read_text()).get("compact")
-    except (ValueError, AttributeError): return None
-    return c if isinstance(c, bool) else None
+    folder = Path(str(model))
+    for p in (folder / PROMPT_STYLE_FILE, folder.parent.parent / "pipeline.json"):
+        if not p.is_file() or (p.name == "pipeline.json" and not (folder / "adapter_config.json").is_file()): continue
+        try: c = json.loads(p.read_text()).get("compact")
+        except (ValueError, AttributeError): continue
+        if isinstance(c, bool): return c
+    return None
 
 _MODELS: dict = {}
 
