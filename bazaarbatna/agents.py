@@ -395,8 +395,10 @@ def saved_prompt_style(model) -> bool | None:
     levels up (`<run>/<stage>/final`, adapters saved before the note existed); None when neither says."""
     if not isinstance(model, (str, Path)): return None
     folder = Path(str(model))
-    for p in (folder / PROMPT_STYLE_FILE, folder.parent.parent / "pipeline.json"):
-        if not p.is_file() or (p.name == "pipeline.json" and not (folder / "adapter_config.json").is_file()): continue
+    notes = [folder / PROMPT_STYLE_FILE]
+    if (folder / "adapter_config.json").is_file(): notes.append(folder.parent.parent / "pipeline.json")
+    for p in notes:
+        if not p.is_file(): continue
         try: c = json.loads(p.read_text()).get("compact")
         except (ValueError, AttributeError): continue
         if isinstance(c, bool): return c

@@ -251,6 +251,7 @@ def chat_generate(model, tokenizer,
     if len(ids) > batch_size: order.sort(key=lambda i: len(ids[i]))  # similar lengths in a batch: little padding
     out, S = [None] * len(ids), GEN_STATS
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos[0]
+    ck = cache_kwarg(model)
     with generation_mode(model), torch.inference_mode(), torch.random.fork_rng(devices=[]):
         if seed is not None: torch.manual_seed(seed)
         for i in tqdm(range(0, len(ids), batch_size), desc="generate", disable=not progress, mininterval=1):
@@ -262,7 +263,7 @@ def chat_generate(model, tokenizer,
             t0 = time.perf_counter()
             cache, ntok = _prefilled_cache(model, rows, max_new_tokens + 1) if share_prefix else (None, 0)
             t1 = time.perf_counter()
-            extra = {} if cache is None else {cache_kwarg(model): cache}
+            extra = {} if cache is None else {ck: cache}
             if stop_at_json: extra["stopping_criteria"] = [json_stop(tokenizer, T)]
             gen = model.generate(**enc, **kw, **extra)
             t2 = time.perf_counter()
