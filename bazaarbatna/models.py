@@ -186,7 +186,8 @@ def _growing_layer_cls():
 def cache_kwarg(model) -> str:
     "The name `model` takes its KV cache under: `cache` (transformers 5.24+), else `past_key_values`."
     import inspect
-    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+    inner = model.get_base_model() if callable(getattr(model, "get_base_model", None)) else model   # a PEFT model's forward takes **kwargs
+    return "cache" if "cache" in inspect.signature(inner.forward).parameters else "past_key_values"
 
 def _plain(cache) -> bool:
     from transformers.cache_utils import DynamicCache, DynamicLayer
