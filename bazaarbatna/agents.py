@@ -176,7 +176,7 @@ def guard_action(arena: str, action: dict, obs: dict) -> dict:
 
 
 # %% ../nbs/40_agents.ipynb #a9ed532f
-LADDER = tuple(range(40, 101, 5))   # the rungs of the compact bazaar prompt, in % of the opening ask
+LADDER = tuple(range(50, 100, 2))   # the rungs of the compact bazaar prompt, in % of the seller's current ask
 
 def ladder_price(x: float) -> float | int:
     "`x` rounded to the cent, an `int` when whole: how a price is written in the ladder and in the SFT target."
@@ -184,18 +184,18 @@ def ladder_price(x: float) -> float | int:
     return int(x) if x == int(x) else x
 
 def price_ladder(obs: dict) -> list[tuple[str, float]]:
-    "(label, price) rungs: `LADDER` % of the opening ask within [my last offer, min(ask, budget)), then that cap."
-    a0, ask, budget = (_num(obs.get(k)) for k in ("opening_ask", "ask", "budget"))
-    if a0 is None or ask is None or budget is None: return []
+    "(label, price) rungs: `LADDER` % of the seller's current ask within [my last offer, min(ask, budget)), then that cap."
+    ask, budget = _num(obs.get("ask")), _num(obs.get("budget"))
+    if ask is None or budget is None: return []
     floor, cap = offer_bounds(obs)                 # the guard's range
     lo, cap = floor or 0.0, ladder_price(cap)
-    rungs = [(f"{k}%", ladder_price(a0 * k / 100)) for k in LADDER]
+    rungs = [(f"{k}%", ladder_price(ask * k / 100)) for k in LADDER]
     return [(n, p) for n, p in rungs if lo <= p < cap] + [("ask" if ask <= budget else "budget", cap)]
 
 def ladder_line(obs: dict) -> str:
     "The ladder as one prompt line ('' when the observation has no prices)."
     lad = price_ladder(obs)
-    return "Offer ladder (% of opening ask): " + ", ".join(f"{n}={p}" for n, p in lad) if lad else ""
+    return "Offer ladder (% of the seller's ask): " + ", ".join(f"{n}={p}" for n, p in lad) if lad else ""
 
 def snap_to_ladder(price: float, obs: dict) -> float | int:
     "The lowest ladder price at or above `price` (the ladder's top when none is)."

@@ -39,7 +39,7 @@ def test_ladder_is_increasing_and_capped():
         s = snap_to_ladder(x, obs)
         assert s in prices and (s >= x - 1e-9 or s == prices[-1])
 
-@pytest.mark.parametrize("bad", [{}, {"opening_ask": "x", "ask": 1, "budget": 1}, {"opening_ask": math.nan, "ask": 5, "budget": 5},
-                                 {"opening_ask": 10, "ask": None, "budget": 5}, {"opening_ask": -1, "ask": 5, "budget": 5}])
+@pytest.mark.parametrize("bad", [{}, {"ask": "x", "budget": 1}, {"ask": math.nan, "budget": 5}, {"opening_ask": 10, "ask": None, "budget": 5},
+                                 {"ask": -1, "budget": 5}, {"ask": 5, "budget": math.inf}, {"ask": True, "budget": 5}])
 def test_no_ladder_without_prices(bad):
     assert price_ladder(bad) == [] and ladder_line(bad) == "" and snap_to_ladder(7.5, bad) == 7.5
