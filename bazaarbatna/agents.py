@@ -16,7 +16,7 @@ __all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'OFFER_MESSAGE', 'MENU_FREE
            'PROMPT_STYLE_FILE', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
            'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds', 'guard_action',
            'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'MenuTeacher',
-           'offer_message', 'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text', 'fair_price',
+           'offer_message', 'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text', 'offer_price',
            'market_menu_lines', 'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style',
            'load_policy_model', 'LLMPolicy', 'rollout_batch']
 
@@ -215,14 +215,17 @@ class LadderPolicy:
         return a
 
 class MenuTeacher:
-    """A menu arena's policy as an SFT teacher for compact prompts: an offer's message becomes one short line that only
-    repeats its price (`OFFER_MESSAGE`), and other moves keep a message only where the menu asks for one (+message)."""
+    """A menu arena's policy as an SFT teacher for compact prompts: an offer goes at the price its menu line lists
+    (`offer_price`) with a message of one short line that only repeats it (`OFFER_MESSAGE`), and other moves keep a
+    message only where the menu asks for one (+message)."""
     def __init__(self, policy):
         self.policy, self.name = policy, f"{getattr(policy, 'name', 'policy')}_menu"
     def reset(self, seed: int) -> None: self.policy.reset(seed)
     def act(self, obs: dict):
         a = self.policy.act(obs)
-        if not isinstance(a, dict) or "message" not in a or "+message" in _MENU_ASKS.get(a.get("action"), ""): return a
+        if not isinstance(a, dict): return a
+        if (price := offer_price(a, obs)) is not None: a = {**a, "payment": ladder_price(price)}   # the menu's price
+        if "message" not in a or "+message" in _MENU_ASKS.get(a.get("action"), ""): return a
         a = {k: v for k, v in a.items() if k != "message"}
         if _num(a.get("payment")) is not None: a["message"] = offer_message(a["payment"])
         return a
@@ -252,8 +255,9 @@ _MENU_ASKS = {"send_offer": " +payment", "counter_offer": " +payment", "make_pit
 
 def market_menu(obs: dict) -> list[dict]:
     """The market moves the rules allow now, with their ids and without payment or message ([] when the observation has no lab);
-    allocations by job deadline, exchange blocks by worth less price and other labs' blocks by worth, best first."""
-    from bazaarbatna.market.policies import runnable, open_jobs, useful_worth
+    allocations by job deadline, exchange blocks by worth less price and other labs' blocks by worth (those the expert could
+    bid for first), best first."""
+    from bazaarbatna.market.policies import runnable, open_jobs, useful_worth, energy as energy_bill
     me = obs.get("lab")
     if not isinstance(me, str): return []
     budget = _num(obs.get("budget")) or 0.0
@@ -282,7 +286,8 @@ def market_menu(obs: dict) -> list[dict]:
         moves += [{"action": "counter_pitch", "offer": o["id"]}, {"action": "reject_offer", "offer": o["id"]}]
     moves += [{"action": "send_offer", "target": l, "block": b["id"]} for b in spare for l in labs]    # sell mine
     theirs = [b for b in blocks if b.get("owner") in labs and not b.get("pool")]
-    moves += [{"action": "send_offer", "target": b["owner"], "block": b["id"]} for b in sorted(theirs, key=lambda b: -worth(b))]  # buy theirs
+    fits = lambda b: .6 * worth(b) + energy_bill(obs, b, jobs) <= budget   # the expert bids only where its opening bid and the energy fit
+    moves += [{"action": "send_offer", "target": b["owner"], "block": b["id"]} for b in sorted(theirs, key=lambda b: (not fits(b), -worth(b)))]  # buy theirs
     moves += [{"action": "release_capacity", "block": b["id"]} for b in blocks if b.get("owner") == me]
     pending = {o.get("to") for o in obs.get("my_offers") or () if o.get("kind") == "coalition" and o.get("status") == "pending"}
     allied = {m for c in mine for m in c.get("members", ())}
@@ -325,21 +330,35 @@ def menu_text(moves: list[dict], obs: dict) -> str:
         if m["action"] == "reserve_capacity" and b.get("price") is not None: notes.append(str(ladder_price(b["price"])))
         if b is not None and m["action"] in _WORTH_NOTED:
             w = useful_worth(obs, b, jobs)[0]
-            notes += [f"worth {w:.0f}", *fair_price(m, b, w, obs, jobs)]
+            notes.append(f"worth {w:.0f}")
             if m["action"] == "accept_offer" and o is not None:
                 notes += [f"price {ladder_price(_num(o.get('payment')) or 0.)}", f"net {offer_net(o, obs, jobs):+.0f}"]
-        lines.append(move_key(m, obs) + (f" ({', '.join(notes)})" if notes else "") + _MENU_ASKS.get(m["action"], ""))
+        price = offer_price(m, obs, jobs)
+        if price is not None: notes.append(f"{'ask' if b.get('owner') == obs.get('lab') else 'bid'} {ladder_price(price)}")
+        ask = "" if price is not None else _MENU_ASKS.get(m["action"], "")   # an offer with a listed price needs no payment
+        lines.append(move_key(m, obs) + (f" ({', '.join(notes)})" if notes else "") + ask)
     return "Moves:\n" + "\n".join(lines)
 
-def fair_price(move: dict, b: dict, worth: float, obs: dict, jobs: list) -> list[str]:
-    """For an offer or counter-offer on block view `b`, the price the expert would name, as a note: 'ask X' when the lab sells
-    (`sell_ask`), 'bid X' when it buys a block worth something to it (`buy_bid`: 60 % of the worth, 70 % for a counter)."""
-    from bazaarbatna.market.policies import sell_ask, buy_bid, energy
-    if move["action"] not in ("send_offer", "counter_offer"): return []
-    if b.get("owner") == obs.get("lab"): return [f"ask {ladder_price(sell_ask(obs, b))}"]
-    if worth <= 0: return []
-    bid = buy_bid(worth, energy(obs, b, jobs), _num(obs.get("budget")) or 0., .7 if move["action"] == "counter_offer" else .6)
-    return [f"bid {ladder_price(bid)}"] if bid >= .01 else []
+def offer_price(move: dict, obs: dict, jobs: list | None = None) -> float | None:
+    """The price the expert names for an offer or counter-offer move, which the menu lists and a reply without a payment
+    goes at: `sell_ask` when the lab sells the block; when it buys one worth something to it, `buy_bid` at 60 % of the
+    worth, 10 points more for each earlier buy offer of this lab for the block (`my_offers`, up to 80 %: the expert's
+    second and third tries) and 70 % for a counter-offer; None for other moves and blocks worth nothing."""
+    from bazaarbatna.market.policies import sell_ask, buy_bid, energy, open_jobs, useful_worth
+    kind = move.get("action")
+    if kind not in ("send_offer", "counter_offer"): return None
+    blocks = {b.get("id"): b for b in obs.get("blocks") or () if isinstance(b, dict)}
+    o = next((o for o in obs.get("offers") or () if o.get("id") == move.get("offer")), None) if kind == "counter_offer" else None
+    b = blocks.get(move.get("block") if kind == "send_offer" else (o or {}).get("block"))
+    if b is None: return None
+    if b.get("owner") == obs.get("lab"): return float(sell_ask(obs, b))
+    jobs = (open_jobs(obs) if obs.get("jobs") else []) if jobs is None else jobs
+    worth = useful_worth(obs, b, jobs)[0]
+    if worth <= 0: return None
+    tries = sum(1 for x in obs.get("my_offers") or () if x.get("kind") == "buy" and x.get("block") == b["id"] and x.get("to") == b.get("owner"))
+    share = .7 if kind == "counter_offer" else .6 + .1 * min(tries, 2)
+    bid = buy_bid(worth, energy(obs, b, jobs), _num(obs.get("budget")) or 0., share)
+    return float(bid) if bid >= .01 else None
 
 _WORTH_NOTED = ("reserve_capacity", "send_offer", "accept_offer", "counter_offer")   # the moves that buy or sell a block
 
@@ -350,7 +369,8 @@ def market_menu_lines(obs: dict) -> str:
 
 MENUS = {"market": market_menu}   # arenas whose compact replies copy one listed move
 MENU_REPLY = (' Reply with one JSON object only: {"move": "<one of the listed moves, copied>"}, adding "payment": <number> '
-              'to a move marked +payment and "message": "<text>" to one marked +message (any move may carry a message).')
+              'to a move marked +payment and "message": "<text>" to one marked +message (an offer listed with its bid or ask goes at that '
+              'price unless the reply names another; any move may carry a message).')
 PROMPT_HINTS = {"bazaar": ladder_line, "market": market_menu_lines}   # the last lines of each arena's compact prompt
 
 def menu_action(arena: str, reply: dict, obs: dict) -> dict:
@@ -361,6 +381,7 @@ def menu_action(arena: str, reply: dict, obs: dict) -> dict:
     move = next((m for m in moves if move_key(m, obs) == said), None)
     if move is None: raise ActionError("invalid_now", "move", f"{said!r:.60} is not on the menu now")
     act = {**{k: v for k, v in reply.items() if k in MENU_FREE}, **move}
+    if "payment" not in reply and (price := offer_price(move, obs)) is not None: act["payment"] = ladder_price(price)
     if act["action"] in _OFFER_MOVES and "message" not in act and _num(act.get("payment")) is not None:
         act["message"] = offer_message(act["payment"])   # an offer the model wrote no message for goes with the standard line
     return act
@@ -377,6 +398,8 @@ def reply_json(arena: str,            # "bazaar" or "market"
                 and free.get("message") == offer_message(free["payment"]):
             del free["message"]   # `menu_action` writes the standard line back: the model leaves it out
         fixed = {k: v for k, v in action.items() if k not in MENU_FREE}
+        price = offer_price(fixed, obs)
+        if price is not None and _num(free.get("payment")) == ladder_price(price): del free["payment"]   # the listed price
         moves = MENUS[arena](obs)
         return json.dumps({"move": move_key(fixed, obs), **free}, ensure_ascii=False) if fixed in moves else None
     return json.dumps({"action": action["action"], **{k: v for k, v in action.items() if k != "action"}}, ensure_ascii=False)
