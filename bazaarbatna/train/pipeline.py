@@ -11,8 +11,8 @@ from pathlib import Path
 from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
-__all__ = ['RECIPE_KEYS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'eval_table',
-           'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout', 'bench_checkpoint']
+__all__ = ['RECIPE_KEYS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'best_scripted',
+           'eval_table', 'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout', 'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -92,6 +92,9 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
         for x, y in zip(labels, labels[1:]):
             try: paired.append({"a": y, "b": x, **paired_difference(recs, y, x)})
             except Exception as e: paired.append({"a": y, "b": x, "error": str(e)})
+        best = best_scripted(rows, a.POLICIES) if scripted else None
+        for y in labels[1:] if best else ():   # each trained stage against the best scripted policy but the expert
+            paired.append({"a": y, "b": best, "field": True, **paired_difference(recs, y, best)})
         summ = {"arena": arena, "compact": compact, "tasks": ts, "seeds": [seeds[0], seeds[-1]], "n_seeds": len(seeds), "models": models,
                 "rows": rows, "paired": paired}
         atomic_write_json(d / "summary.json", summ)
@@ -99,6 +102,13 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
     return out
 
 # %% ../../nbs/55_train_pipeline.ipynb #b0afb719
+def best_scripted(rows: list[dict],   # `summarize` rows, by policy
+                  names,              # the arena's scripted policy names
+                 ) -> str | None:
+    "The scripted policy with the highest mean reward, the expert (the SFT teacher) left out."
+    field = [r for r in rows if r["policy"] in names and r["policy"] != "expert"]
+    return max(field, key=lambda r: r["reward_mean"])["policy"] if field else None
+
 def eval_table(summary: dict) -> str:
     "The printed comparison of an `evaluate_models` summary: stages and scripted field, then paired gains."
     from bazaarbatna.evaluate import display_rows, format_table
@@ -110,7 +120,7 @@ def eval_table(summary: dict) -> str:
         if "error" in d: out.append(f"{d['a']} - {d['b']}: {d['error']}"); continue
         lo, hi = d.get("ci_lo"), d.get("ci_hi")
         ex = "excludes 0" if lo is not None and (lo > 0 or hi < 0) else "includes 0"
-        out.append(f"{d['a']} - {d['b']}: reward {d['mean_diff']:+.3f}, 95% CI [{lo:+.3f}, {hi:+.3f}] ({ex}); "
+        out.append(f"{d['a']} - {d['b']}{' (the best scripted policy but the expert)' if d.get('field') else ''}: reward {d['mean_diff']:+.3f}, 95% CI [{lo:+.3f}, {hi:+.3f}] ({ex}); "
                    f"wins/ties/losses {d['wins']}/{d['ties']}/{d['losses']} over {d['n']} paired episodes")
     return "\n".join(out)
 
