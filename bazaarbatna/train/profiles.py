@@ -43,10 +43,10 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     "cpu": Profile("cpu"),
     "t4": Profile("t4", device="cuda", dtype="float16", load_in_4bit=True, lora_r=16, lora_alpha=32,
-                  batch_size=4, grad_accum=4, max_seq_len=1024, max_completion_len=96, num_generations=4,
+                  batch_size=2, grad_accum=8, max_seq_len=2048, max_completion_len=96, num_generations=4,
                   gradient_checkpointing=True, use_vllm=False, model="Qwen/Qwen2.5-3B-Instruct", learning_rate=1e-4),
     "l4": Profile("l4", device="cuda", dtype="bfloat16", load_in_4bit=True, lora_r=16, lora_alpha=32,
-                  batch_size=8, grad_accum=2, max_seq_len=1536, max_completion_len=128, num_generations=8,
+                  batch_size=4, grad_accum=4, max_seq_len=2048, max_completion_len=128, num_generations=8,
                   gradient_checkpointing=True, use_vllm=False, model="unsloth/Meta-Llama-3.1-8B-Instruct", learning_rate=1e-4),
     "a100": Profile("a100", device="cuda", dtype="bfloat16", load_in_4bit=False, lora_r=32, lora_alpha=64,
                     batch_size=16, grad_accum=1, max_seq_len=2048, max_completion_len=128, num_generations=8,

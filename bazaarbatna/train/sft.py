@@ -13,7 +13,8 @@ from ..agents import build_messages, teacher_policy, reply_json
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['expert_samples', 'cap_actions', 'oversample_closing', 'build_sft_dataset', 'train_sft']
+__all__ = ['expert_samples', 'cap_actions', 'oversample_closing', 'build_sft_dataset', 'sample_lengths', 'check_fits',
+           'train_sft']
 
 # %% ../../nbs/52_train_sft.ipynb #c78677f7
 def expert_samples(arena: str,                # "bazaar" or "market"
@@ -102,6 +103,21 @@ def build_sft_dataset(arenas=("bazaar", "market"),  # arenas to draw from
             rows += oversample_closing(s if max_per_action is None else cap_actions(s, max_per_action, seed), closing_repeats)
     return Dataset.from_list(rows).shuffle(seed=seed)
 
+# %% ../../nbs/52_train_sft.ipynb #30c88609
+def sample_lengths(ds, tokenizer) -> list[int]:
+    "Tokens in each chat sample, prompt and completion, with the tokenizer's chat template applied."
+    return [len(tokenizer(tokenizer.apply_chat_template(list(r["prompt"]) + list(r["completion"]), tokenize=False),
+                          add_special_tokens=False)["input_ids"]) for r in ds]
+
+def check_fits(ds, tokenizer, max_len: int) -> int:
+    "The longest sample's length in tokens; a ValueError when a sample is longer than `max_len` (its completion would be cut)."
+    lens = sample_lengths(ds, tokenizer)
+    over = sum(n > max_len for n in lens)
+    if over: raise ValueError(f"{over} of {len(lens)} SFT samples are longer than max_seq_len={max_len} tokens (the longest has "
+                              f"{max(lens)}); the trainer cuts them from the end, where the completion is: set max_seq_len to at "
+                              f"least {max(lens)} (a recipe's [profile_overrides], or get_profile(name, max_seq_len=...))")
+    return max(lens, default=0)
+
 # %% ../../nbs/52_train_sft.ipynb #c4e85fe3
 def train_sft(out_dir,                           # run folder; the stage writes out_dir/sft and the curve
               model: str = "embedded",           # base model
@@ -136,6 +152,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     ds = build_sft_dataset(arenas, n_seeds, tasks, compact=compact, max_per_action=max_per_action,
                            closing_repeats=closing_repeats, learner=(m, tok) if dagger else None,
                            max_new_tokens=p.max_completion_len)
+    longest = check_fits(ds, tok, p.max_seq_len)   # before any step: a cut sample would teach nothing
     kw = trainer_kwargs(p)
     if learning_rate: kw["learning_rate"] = learning_rate
     args = SFTConfig(output_dir=str(stage_dir), max_steps=steps, max_length=p.max_seq_len, seed=0,
@@ -146,5 +163,5 @@ def train_sft(out_dir,                           # run folder; the stage writes 
                     extra={"profile": p.name})
     final = stage_dir / "final"
     save_adapter(tr, tok, final, compact, stage=stage, arenas=list(arenas))
-    return {"stage": stage, "adapter": str(final), "samples": len(ds), "steps": tr.state.global_step,
+    return {"stage": stage, "adapter": str(final), "samples": len(ds), "longest_sample": longest, "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, stage)), "profile": p.name}
