@@ -12,12 +12,12 @@ from .core import ActionError, extract_json
 from .arenas import get_arena
 
 # %% auto #0
-__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'OFFER_MESSAGE', 'MENU_FREE', 'MENUS', 'MENU_REPLY', 'PROMPT_HINTS',
-           'PROMPT_STYLE_FILE', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
+__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'RUNG_REPLY', 'OFFER_MESSAGE', 'MENU_FREE', 'MENUS', 'MENU_REPLY',
+           'PROMPT_HINTS', 'PROMPT_STYLE_FILE', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
            'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds', 'guard_action',
-           'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'LadderPolicy', 'MenuTeacher',
-           'offer_message', 'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text', 'offer_price',
-           'market_menu_lines', 'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style',
+           'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'rung_action', 'LadderPolicy',
+           'MenuTeacher', 'offer_message', 'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text',
+           'offer_price', 'market_menu_lines', 'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style',
            'load_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
@@ -85,6 +85,7 @@ COMPACT_ROLES = {
 def compact_system_prompt(arena: str) -> str:
     "A short system message: the role, then the actions as JSON templates on one line (or, for a menu arena, how to pick a move)."
     if arena in MENUS: return COMPACT_ROLES[arena] + MENU_REPLY
+    if arena in RUNG_REPLY: return COMPACT_ROLES[arena] + RUNG_REPLY[arena]
     sch = get_arena(arena).ACTION_SCHEMA
     acts = []
     for name, fields in sch.actions.items():
@@ -116,7 +117,7 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma in 38,600 (not 
 # %% ../nbs/40_agents.ipynb #1d0e4efa
 def parse_reply(arena: str,  # "bazaar" or "market"
                 text: str,   # the model's reply
-                obs: dict | None = None,  # the observation it answers: resolves a menu reply {"move": "<listed move>"} (`MENUS`)
+                obs: dict | None = None,  # the observation it answers: resolves a menu reply {"move": "<listed move>"} (`MENUS`) and a ladder rung
                ) -> tuple[dict | None, ActionError | None]:
     "The validated action in `text`, or (None, the error)."
     try:
@@ -124,6 +125,9 @@ def parse_reply(arena: str,  # "bazaar" or "market"
         if obs is not None and arena in MENUS:
             reply, _ = extract_json(text)
             if "move" in reply and "action" not in reply: return schema.parse(menu_action(arena, reply, obs)), None
+        if obs is not None and arena == "bazaar":
+            reply, _ = extract_json(text)
+            if "rung" in reply and "price" not in reply: return schema.parse(rung_action(reply, obs)), None
         return schema.parse(text), None
     except ActionError as e: return None, e
 
@@ -202,6 +206,18 @@ def snap_to_ladder(price: float, obs: dict) -> float | int:
     lad = price_ladder(obs)
     if not lad: return price
     return next((p for _, p in lad if p >= price - 1e-9), lad[-1][1])
+
+def rung_action(reply: dict, obs: dict) -> dict:
+    "A compact bazaar reply naming a ladder rung ({'action': 'offer', 'rung': '58%'}) as the offer at that rung's price."
+    label = reply.get("rung")
+    if not isinstance(label, str): raise ActionError("wrong_type", "rung", f"rung must be a ladder label as text, like \"58%\", got {label!r:.20}")
+    price = dict(price_ladder(obs)).get(label.strip())
+    if price is None: raise ActionError("invalid_now", "rung", f"{label!r:.20} is not on the offer ladder now")
+    return {**{k: v for k, v in reply.items() if k != "rung"}, "price": price}
+
+RUNG_REPLY = {"bazaar": ' Reply with one JSON object only, one of: {"action": "offer", "rung": "<a label of the offer ladder, like 58%>", '
+                        '"message": "<text>"} | {"action": "accept", "message": "<text>"} | {"action": "walk", "message": "<text>"}; '
+                        '"price": <number> instead of "rung" offers any other price.'}   # arenas whose compact offers name a rung
 
 class LadderPolicy:
     "A bazaar policy whose offers move up to the next rung of `price_ladder`: the SFT teacher for compact prompts."
@@ -294,7 +310,9 @@ def market_menu(obs: dict) -> list[dict]:
     moves += [{"action": "form_coalition", "target": l} for l in labs if l not in pending and l not in allied]
     moves += [{"action": "commit_to_coalition", "coalition": c["id"], "block": b["id"]} for c in mine for b in spare]
     moves += [{"action": "make_pitch", "target": l} for l in labs]
-    return moves
+    # an offer with no price to list (a block worth nothing to the lab) is left out: the expert never makes one, and a
+    # model that picked one had to invent its price (a full-format reply can still send it)
+    return [m for m in moves if m["action"] not in ("send_offer", "counter_offer") or offer_price(m, obs, jobs) is not None]
 
 def offer_net(offer: dict, obs: dict, jobs: list | None = None) -> float:
     """What accepting an inbox offer nets the lab: a block's worth to it less the price when it buys, the price less the
@@ -393,6 +411,9 @@ def reply_json(arena: str,            # "bazaar" or "market"
               ) -> str | None:
     "The reply a model should write for `action`: its JSON, `action` first; under a menu, the move's key and free fields (None when not listed)."
     free = {k: v for k, v in action.items() if k in MENU_FREE}
+    if compact and arena == "bazaar" and obs is not None and action.get("action") == "offer":
+        label = next((n for n, p in price_ladder(obs) if p == action.get("price")), None)   # a ladder price is named by its rung
+        if label is not None: return json.dumps({"action": "offer", "rung": label, **{k: v for k, v in action.items() if k not in ("action", "price")}}, ensure_ascii=False)
     if compact and arena in MENUS and obs is not None:
         if action.get("action") in _OFFER_MOVES and _num(free.get("payment")) is not None \
                 and free.get("message") == offer_message(free["payment"]):
