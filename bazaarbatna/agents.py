@@ -492,6 +492,7 @@ class LLMPolicy:
         self.name = name or (f"llm:{model}" if isinstance(model, str) else "llm")
         self.stats = {"replies": 0, "valid": 0}
         self.last_replies: list[str] = []
+        self.last_errors: list[dict | None] = []   # per reply: why it did not parse here (with its observation), or None
         self._calls = 0
 
     @property
@@ -517,11 +518,12 @@ class LLMPolicy:
                                 temperature=self.temperature, seed=seed, batch_size=self.batch_size,
                                 stop_at_json=self.stop_at_json)
         self.last_replies = replies
-        out = []
+        out, self.last_errors = [], []
         for o, r in zip(observations, replies):
             a, err = parse_reply(self.arena, r, obs=o)
             self.stats["replies"] += 1
-            if a is None: out.append(r); continue
+            self.last_errors.append(err.to_dict() if err else None)
+            if a is None: out.append(r); continue   # the env refuses it too, but cannot see a rung or a menu move
             self.stats["valid"] += 1
             out.append(guard_action(self.arena, a, o) if self.guard else a)
         return out

@@ -109,6 +109,8 @@ def run_episodes(envs: list,               # `Env`s, one per episode (each is re
         else: acts = [(policy[i] if own else policy).act(obs[i]) for i in live]
         texts = getattr(policy, "last_replies", None) if batched else None   # an LLM policy's raw replies, in `live`'s order
         if not texts or len(texts) != len(live): texts = None
+        errs = getattr(policy, "last_errors", None) if batched else None   # its own parse errors: it saw the observation
+        if not errs or len(errs) != len(live): errs = None
         for j, (i, a) in enumerate(zip(live, acts)):
             said = texts[j] if texts else a
             if keep_steps: kept[i].append({"obs": obs[i], "reply": said if isinstance(said, str) else json.dumps(said, default=str)})
@@ -119,7 +121,7 @@ def run_episodes(envs: list,               # `Env`s, one per episode (each is re
             if err:
                 n_inv[i] += 1
                 n_json[i] += err.get("code") in JSON_ERROR_CODES
-                refused[i].append(refusal(steps[i], err, said))
+                refused[i].append(refusal(steps[i], (errs[j] if errs else None) or err, said))
             obs[i], done[i] = r.observation, bool(r.done)
             if done[i]: eps[i] = r.info.get("episode")
             if progress is not None and (done[i] or steps[i] >= max_steps): progress.update(1)
