@@ -76,6 +76,11 @@ def _jsonable(v) -> bool:
     try: json.dumps(v); return True
     except (TypeError, ValueError): return False
 
+def _per_reply(policy, attr: str, n: int) -> list | None:
+    "A batched policy's per-reply list `attr` from its last call, when it has one entry per reply (else None)."
+    v = getattr(policy, attr, None)
+    return v if v and len(v) == n else None
+
 def run_episodes(envs: list,               # `Env`s, one per episode (each is reset here)
                  policy,                   # a `Policy`; with several envs it must have `act_batch`, or be a list: one policy per env
                  seeds: list[int],         # one seed per env
@@ -107,10 +112,8 @@ def run_episodes(envs: list,               # `Env`s, one per episode (each is re
         if not live: break
         if batched: acts = policy.act_batch([obs[i] for i in live])
         else: acts = [(policy[i] if own else policy).act(obs[i]) for i in live]
-        texts = getattr(policy, "last_replies", None) if batched else None   # an LLM policy's raw replies, in `live`'s order
-        if not texts or len(texts) != len(live): texts = None
-        errs = getattr(policy, "last_errors", None) if batched else None   # its own parse errors: it saw the observation
-        if not errs or len(errs) != len(live): errs = None
+        texts = _per_reply(policy, "last_replies", len(live)) if batched else None   # an LLM policy's raw replies, in `live`'s order
+        errs = _per_reply(policy, "last_errors", len(live)) if batched else None    # its own parse errors: it saw the observation
         for j, (i, a) in enumerate(zip(live, acts)):
             said = texts[j] if texts else a
             if keep_steps: kept[i].append({"obs": obs[i], "reply": said if isinstance(said, str) else json.dumps(said, default=str)})
