@@ -6,7 +6,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/train_grpo.html.md"""
 
 # %% ../../nbs/53_train_grpo.ipynb #4cc8ff0f
 from __future__ import annotations
-import json, math, statistics, time
+import json, math, statistics, sys, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from ..core import extract_json
@@ -228,7 +228,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     "GRPO on live-env rewards; returns a summary dict."
     from trl import GRPOConfig, GRPOTrainer
     from bazaarbatna.models import end_of_turn_ids
-    from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile
+    from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, grpo_uses_vllm, vllm_available
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter
     for ar in arenas: check_continuation(ar, continuation)
     p = profile if isinstance(profile, Profile) else get_profile(profile)
@@ -237,9 +237,13 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     ds, states = build_grpo_dataset(arenas, n_seeds, max_per_episode, tasks=tasks, compact=compact)
     m, tok, peft_cfg = load_for_training(p, model, adapter=adapter)
     m.generation_config.eos_token_id = end_of_turn_ids(tok)  # stop at every end-of-turn token
+    vllm = grpo_uses_vllm(p, detect_hardware(), vllm_available())
+    if p.use_vllm and not vllm:
+        print(f"[bazaarbatna grpo] profile {p.name} asks for vLLM, which this machine lacks (not installed, or no CUDA): "
+              "generating with transformers", file=sys.stderr, flush=True)
     kw = trainer_kwargs(p); kw["per_device_train_batch_size"] = G * prompts_per_step; kw["learning_rate"] = learning_rate
     args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,
-                      temperature=temperature, beta=0.0, use_vllm=p.use_vllm, seed=0, lr_scheduler_type="constant",
+                      temperature=temperature, beta=0.0, use_vllm=vllm, seed=0, lr_scheduler_type="constant",
                       **kw, **checkpoint_args())
     reward = EnvReward(states, G, continuation)
     tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
@@ -252,4 +256,4 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     save_adapter(tr, tok, final, compact, stage="grpo", arenas=list(arenas))
     return {"stage": "grpo", "adapter": str(final), "states": len(states), "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
-            "num_generations": G, "continuation": continuation}
+            "num_generations": G, "continuation": continuation, "vllm": vllm}

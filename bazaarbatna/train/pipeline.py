@@ -301,8 +301,9 @@ def bench_rollout(arena: str = "bazaar", model: str = "embedded", task: str | No
             "stop_at_json": pol.stop_at_json, "torch_threads": torch.get_num_threads(), "sequential": sq, "batched": bt,
             "speedup": round(bt["episodes_per_s"] / sq["episodes_per_s"], 2),
             "speedup_steps": round(bt["steps_per_s"] / sq["steps_per_s"], 2), "target": 5.0,
-            # the speedup if batched decoding cost nothing: prefill does not batch where it is compute-bound (a CPU)
-            "speedup_ceiling": round((sq["seconds"] / sq["episodes"]) / max(bt["prefill_s"] / bt["episodes"], 1e-9), 2)}
+            # the speedup if batched decoding cost nothing: prefill does not batch where it is compute-bound (a CPU);
+            # None where prefill runs inside `generate` and is not timed apart (a GPU: `chat_generate`'s share_prefix is off)
+            "speedup_ceiling": round((sq["seconds"] / sq["episodes"]) / (bt["prefill_s"] / bt["episodes"]), 2) if bt["prefill_s"] > 0 else None}
 
 def bench_checkpoint(model: str = "embedded", steps: int = 6, arena: str = "bazaar", out_dir=None,
                      recipe: str = "cpu",  # the profile overrides and prompt style of this recipe

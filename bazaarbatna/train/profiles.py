@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, asdict, replace
 
 # %% auto #0
 __all__ = ['PROFILES', 'Profile', 'Hardware', 'select_profile', 'detect_hardware', 'get_profile', 'trainer_kwargs', 'loader_plan',
-           'unsloth_available', 'lora_layer_indices', 'lora_config', 'load_for_training']
+           'unsloth_available', 'vllm_available', 'grpo_uses_vllm', 'lora_layer_indices', 'lora_config',
+           'load_for_training']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -122,6 +123,18 @@ def loader_plan(p: Profile,            # the profile
 def unsloth_available() -> bool:
     "Is unsloth installed? (checked without importing it; it raises at import on CPU)"
     return importlib.util.find_spec("unsloth") is not None
+
+# %% ../../nbs/50_train_profiles.ipynb #405bc25e
+def vllm_available() -> bool:
+    "Is vLLM installed? (checked without importing it)"
+    return importlib.util.find_spec("vllm") is not None
+
+def grpo_uses_vllm(p: Profile,      # the profile
+                   hw: Hardware,    # the machine
+                   vllm_ok: bool,   # is vLLM importable?
+                  ) -> bool:
+    "Whether GRPO generates through vLLM (colocated) rather than transformers' `generate` (pure)."
+    return p.use_vllm and hw.cuda and vllm_ok
 
 # %% ../../nbs/50_train_profiles.ipynb #e0012f2b
 def lora_layer_indices(p: Profile, n_layers: int | None) -> list[int] | None:
