@@ -1,0 +1,61 @@
+"""A table and a figure for a folder of short runs (a sweep): each sub-folder holds eval/<arena>/summary.json.
+Usage: python tools/sweep_report.py training/runs/h100-sweep   (prints markdown, writes sweep.png there)"""
+import json, sys
+from pathlib import Path
+
+def stage_row(summary: dict, policy: str) -> dict | None:
+    return next((r for r in summary["rows"] if r["policy"] == policy), None)
+
+def paired(summary: dict, a: str, b: str | None = None) -> dict | None:
+    "The paired difference a - b (b None: a against the best scripted policy but the expert)."
+    for p in summary["paired"]:
+        if p["a"] == a and (p["b"] == b if b else p["b"] not in ("base", "sft", "sft+grpo", "sft+dagger", "+dpo")): return p
+    return None
+
+def ci(x, lo, hi): return f"{x:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+
+def collect(root: Path) -> list[dict]:
+    runs = []
+    for f in sorted(root.glob("*/eval/*/summary.json")):
+        s = json.loads(f.read_text())
+        if s["n_seeds"] < 20: continue   # smoke runs
+        runs.append({"run": f.parents[2].name, "arena": s["arena"], "summary": s})
+    return runs
+
+def table(runs: list[dict]) -> str:
+    out = ["| run | SFT reward [95% CI] | SFT deal | SFT − best scripted | SFT+GRPO reward | GRPO − SFT |", "|---|---|---|---|---|---|"]
+    for r in runs:
+        s, sft, g = r["summary"], stage_row(r["summary"], "sft"), stage_row(r["summary"], "sft+grpo")
+        vs, gd = paired(s, "sft"), paired(s, "sft+grpo", "sft")
+        out.append(f"| {r['run']} | {ci(sft['reward_mean'], sft['reward_ci_lo'], sft['reward_ci_hi'])} | {sft['deal_rate']:.2f} | "
+                   f"{ci(vs['mean_diff'], vs['ci_lo'], vs['ci_hi'])} vs {vs['b']} | "
+                   + (f"{ci(g['reward_mean'], g['reward_ci_lo'], g['reward_ci_hi'])} | {ci(gd['mean_diff'], gd['ci_lo'], gd['ci_hi'])} |" if g else "| |"))
+    return "\n".join(out)
+
+def figure(runs: list[dict], path: Path):
+    import matplotlib; matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    arenas = sorted({r["arena"] for r in runs})
+    fig, axes = plt.subplots(1, len(arenas), figsize=(7 * len(arenas), 5), squeeze=False)
+    for ax, a in zip(axes[0], arenas):
+        rs = [r for r in runs if r["arena"] == a]
+        for i, r in enumerate(rs):
+            for stage, dy, c in (("sft", 0.12, "tab:blue"), ("sft+grpo", -0.12, "tab:orange")):
+                x = stage_row(r["summary"], stage)
+                if x: ax.errorbar(x["reward_mean"], i + dy, xerr=[[x["reward_mean"] - x["reward_ci_lo"]], [x["reward_ci_hi"] - x["reward_mean"]]],
+                                  fmt="o", color=c, capsize=3, label=stage if i == 0 or (stage == "sft+grpo" and not any(
+                                      stage_row(q["summary"], "sft+grpo") for q in rs[:i])) else None)
+        field = [x for x in rs[0]["summary"]["rows"] if x["policy"] not in ("base", "sft", "sft+grpo")]
+        for x in sorted(field, key=lambda x: -x["reward_mean"])[:3]:
+            ax.axvline(x["reward_mean"], ls="--", lw=1, color="grey")
+            ax.text(x["reward_mean"], 1.01, x["policy"], rotation=30, fontsize=7, transform=ax.get_xaxis_transform())
+        ax.set_yticks(range(len(rs))); ax.set_yticklabels([r["run"] for r in rs], fontsize=8); ax.invert_yaxis()
+        ax.set_xlabel(f"mean episode reward, {rs[0]['summary']['n_seeds']} held-out seeds (95% CI)"); ax.set_title(a, pad=28); ax.legend(fontsize=8, loc="lower left")
+    fig.suptitle(f"{path.parent.name}: SFT and SFT+GRPO against the three best scripted policies (dashed)")
+    fig.tight_layout(); fig.savefig(path, dpi=90)
+
+if __name__ == "__main__":
+    root = Path(sys.argv[1])
+    runs = collect(root)
+    print(table(runs))
+    figure(runs, root / "sweep.png")
