@@ -28,7 +28,7 @@ def table(runs: list[dict]) -> str:
         s, sft, g = r["summary"], stage_row(r["summary"], "sft"), stage_row(r["summary"], "sft+grpo")
         vs, gd = paired(s, "sft"), paired(s, "sft+grpo", "sft")
         out.append(f"| {r['run']} | {ci(sft['reward_mean'], sft['reward_ci_lo'], sft['reward_ci_hi'])} | {sft['deal_rate']:.2f} | "
-                   f"{ci(vs['mean_diff'], vs['ci_lo'], vs['ci_hi'])} vs {vs['b']} | "
+                   + (f"{ci(vs['mean_diff'], vs['ci_lo'], vs['ci_hi'])} vs {vs['b']} | " if vs else "(field not run) | ")
                    + (f"{ci(g['reward_mean'], g['reward_ci_lo'], g['reward_ci_hi'])} | {ci(gd['mean_diff'], gd['ci_lo'], gd['ci_hi'])} |" if g else "| |"))
     return "\n".join(out)
 
@@ -45,7 +45,7 @@ def figure(runs: list[dict], path: Path):
                 if x: ax.errorbar(x["reward_mean"], i + dy, xerr=[[x["reward_mean"] - x["reward_ci_lo"]], [x["reward_ci_hi"] - x["reward_mean"]]],
                                   fmt="o", color=c, capsize=3, label=stage if i == 0 or (stage == "sft+grpo" and not any(
                                       stage_row(q["summary"], "sft+grpo") for q in rs[:i])) else None)
-        field = [x for x in rs[0]["summary"]["rows"] if x["policy"] not in ("base", "sft", "sft+grpo")]
+        field = max(([x for x in q["summary"]["rows"] if x["policy"] not in ("base", "sft", "sft+grpo")] for q in rs), key=len)
         for x in sorted(field, key=lambda x: -x["reward_mean"])[:3]:
             ax.axvline(x["reward_mean"], ls="--", lw=1, color="grey")
             ax.text(x["reward_mean"], 1.01, x["policy"], rotation=30, fontsize=7, transform=ax.get_xaxis_transform())

@@ -15,8 +15,9 @@ from ..agents import build_messages, parse_reply, guard_action, teacher_policy, 
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'State', 'collect_states', 'check_continuation', 'score_after',
-           'score_replies', 'score_reply', 'replay_score', 'EnvReward', 'build_grpo_dataset', 'train_grpo']
+__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'SCALE_REWARDS', 'State', 'collect_states',
+           'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score', 'EnvReward',
+           'build_grpo_dataset', 'check_sampling', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #2dce2dbc
 @dataclass
@@ -206,6 +207,14 @@ def build_grpo_dataset(arenas=("bazaar", "market"),  # arenas to draw states fro
     rows = [{"prompt": build_messages(s.arena, s.obs, compact=compact), "state_id": i, "arena": s.arena, "task": s.task} for i, s in enumerate(states)]
     return Dataset.from_list(rows).shuffle(seed=seed), states
 
+SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
+
+def check_sampling(temperature, scale_rewards: str):
+    "A ValueError naming a bad GRPO sampling temperature (a number > 0) or advantage scaling (one of `SCALE_REWARDS`)."
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not math.isfinite(temperature) or temperature <= 0:
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+    if scale_rewards not in SCALE_REWARDS: raise ValueError(f"unknown scale_rewards {scale_rewards!r}; choose one of {list(SCALE_REWARDS)}")
+
 def train_grpo(out_dir,                        # run folder; writes out_dir/grpo and the curve
                model: str = "embedded",        # base model
                adapter: str | None = None,     # an SFT adapter folder to continue from
@@ -215,7 +224,8 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                num_generations: int | None = None,   # group size (default: the profile's)
                prompts_per_step: int = 2,
                learning_rate: float = 5e-5,
-               temperature: float = 1.0,
+               temperature: float = 1.0,          # sampling temperature of the group's completions
+               scale_rewards: str = "group",      # TRL's advantage scaling: "group" (each group's std), "batch" or "none"
                n_seeds: int = 4,
                resume: bool = True,
                keep: int = 2,
@@ -231,6 +241,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, grpo_uses_vllm, vllm_available
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter
     for ar in arenas: check_continuation(ar, continuation)
+    check_sampling(temperature, scale_rewards)
     p = profile if isinstance(profile, Profile) else get_profile(profile)
     G = num_generations or p.num_generations
     out = Path(out_dir); stage_dir = out / "grpo"
@@ -243,7 +254,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
               "generating with transformers", file=sys.stderr, flush=True)
     kw = trainer_kwargs(p); kw["per_device_train_batch_size"] = G * prompts_per_step; kw["learning_rate"] = learning_rate
     args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,
-                      temperature=temperature, beta=0.0, use_vllm=vllm, seed=0, lr_scheduler_type="constant",
+                      temperature=temperature, scale_rewards=scale_rewards, beta=0.0, use_vllm=vllm, seed=0, lr_scheduler_type="constant",
                       **kw, **checkpoint_args())
     reward = EnvReward(states, G, continuation)
     tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
@@ -256,4 +267,5 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     save_adapter(tr, tok, final, compact, stage="grpo", arenas=list(arenas))
     return {"stage": "grpo", "adapter": str(final), "states": len(states), "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
-            "num_generations": G, "continuation": continuation, "vllm": vllm}
+            "num_generations": G, "continuation": continuation, "vllm": vllm,
+            "temperature": temperature, "scale_rewards": scale_rewards}
