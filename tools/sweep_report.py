@@ -2,15 +2,17 @@
 Usage: python tools/sweep_report.py training/runs/h100-sweep   (prints markdown, writes sweep.png there)"""
 import json, sys
 from pathlib import Path
+from bazaarbatna.train.pipeline import best_scripted
 
-def stage_row(summary: dict, policy: str) -> dict | None:
+def row(summary: dict, policy: str) -> dict | None:
     return next((r for r in summary["rows"] if r["policy"] == policy), None)
 
-def paired(summary: dict, a: str, b: str | None = None) -> dict | None:
-    "The paired difference a - b (b None: a against the best scripted policy but the expert)."
-    for p in summary["paired"]:
-        if p["a"] == a and (p["b"] == b if b else p["b"] not in ("base", "sft", "sft+grpo", "sft+dagger", "+dpo")): return p
-    return None
+def field(summary: dict) -> list[dict]:
+    "The scripted policies' rows (everything but the LLM stages the summary names)."
+    return [r for r in summary["rows"] if r["policy"] not in summary["models"]]
+
+def paired(summary: dict, a: str, b: str | None) -> dict | None:
+    return next((p for p in summary["paired"] if (p["a"], p["b"]) == (a, b)), None)
 
 def ci(x, lo, hi): return f"{x:+.3f} [{lo:+.3f}, {hi:+.3f}]"
 
@@ -25,10 +27,11 @@ def collect(root: Path) -> list[dict]:
 def table(runs: list[dict]) -> str:
     out = ["| run | SFT reward [95% CI] | SFT deal | SFT − best scripted | SFT+GRPO reward | GRPO − SFT |", "|---|---|---|---|---|---|"]
     for r in runs:
-        s, sft, g = r["summary"], stage_row(r["summary"], "sft"), stage_row(r["summary"], "sft+grpo")
-        vs, gd = paired(s, "sft"), paired(s, "sft+grpo", "sft")
+        s, sft, g = r["summary"], row(r["summary"], "sft"), row(r["summary"], "sft+grpo")
+        best = best_scripted(field(s), [x["policy"] for x in field(s)])
+        vs, gd = paired(s, "sft", best), paired(s, "sft+grpo", "sft")
         out.append(f"| {r['run']} | {ci(sft['reward_mean'], sft['reward_ci_lo'], sft['reward_ci_hi'])} | {sft['deal_rate']:.2f} | "
-                   + (f"{ci(vs['mean_diff'], vs['ci_lo'], vs['ci_hi'])} vs {vs['b']} | " if vs else "(field not run) | ")
+                   + (f"{ci(vs['mean_diff'], vs['ci_lo'], vs['ci_hi'])} vs {best} | " if vs else "(field not run) | ")
                    + (f"{ci(g['reward_mean'], g['reward_ci_lo'], g['reward_ci_hi'])} | {ci(gd['mean_diff'], gd['ci_lo'], gd['ci_hi'])} |" if g else "| |"))
     return "\n".join(out)
 
@@ -38,15 +41,15 @@ def figure(runs: list[dict], path: Path):
     arenas = sorted({r["arena"] for r in runs})
     fig, axes = plt.subplots(1, len(arenas), figsize=(7 * len(arenas), 5), squeeze=False)
     for ax, a in zip(axes[0], arenas):
-        rs = [r for r in runs if r["arena"] == a]
+        rs, labelled = [r for r in runs if r["arena"] == a], set()
         for i, r in enumerate(rs):
             for stage, dy, c in (("sft", 0.12, "tab:blue"), ("sft+grpo", -0.12, "tab:orange")):
-                x = stage_row(r["summary"], stage)
-                if x: ax.errorbar(x["reward_mean"], i + dy, xerr=[[x["reward_mean"] - x["reward_ci_lo"]], [x["reward_ci_hi"] - x["reward_mean"]]],
-                                  fmt="o", color=c, capsize=3, label=stage if i == 0 or (stage == "sft+grpo" and not any(
-                                      stage_row(q["summary"], "sft+grpo") for q in rs[:i])) else None)
-        field = max(([x for x in q["summary"]["rows"] if x["policy"] not in ("base", "sft", "sft+grpo")] for q in rs), key=len)
-        for x in sorted(field, key=lambda x: -x["reward_mean"])[:3]:
+                if not (x := row(r["summary"], stage)): continue
+                ax.errorbar(x["reward_mean"], i + dy, xerr=[[x["reward_mean"] - x["reward_ci_lo"]], [x["reward_ci_hi"] - x["reward_mean"]]],
+                            fmt="o", color=c, capsize=3, label=None if stage in labelled else stage)
+                labelled.add(stage)
+        scripted = max((field(q["summary"]) for q in rs), key=len)   # a run may have evaluated its stages only
+        for x in sorted(scripted, key=lambda x: -x["reward_mean"])[:3]:
             ax.axvline(x["reward_mean"], ls="--", lw=1, color="grey")
             ax.text(x["reward_mean"], 1.01, x["policy"], rotation=30, fontsize=7, transform=ax.get_xaxis_transform())
         ax.set_yticks(range(len(rs))); ax.set_yticklabels([r["run"] for r in rs], fontsize=8); ax.invert_yaxis()

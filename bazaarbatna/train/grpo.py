@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from ..core import extract_json
 from ..arenas import get_arena, list_policies, make_policy
-from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy
+from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy, _num
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
@@ -211,7 +211,7 @@ SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
 
 def check_sampling(temperature, scale_rewards: str):
     "A ValueError naming a bad GRPO sampling temperature (a number > 0) or advantage scaling (one of `SCALE_REWARDS`)."
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not math.isfinite(temperature) or temperature <= 0:
+    if _num(temperature) is None:   # not a finite number > 0 (a bool is not a number here)
         raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
     if scale_rewards not in SCALE_REWARDS: raise ValueError(f"unknown scale_rewards {scale_rewards!r}; choose one of {list(SCALE_REWARDS)}")
 
