@@ -37,12 +37,14 @@ def collect_states(arena: str,                     # "bazaar" or "market"
                    max_per_episode: int = 12,      # decision points kept per episode
                    max_steps: int = 200,
                    compact: bool = False,          # for compact prompts (bazaar: the behaviors play on the price ladder)
+                   learner=None,                   # a policy with `act_batch` (the model to train) that plays instead of the behaviors
                   ) -> list[State]:
-    "Decision points reached by behavior-policy rollouts, with snapshots and action prefixes."
+    "Decision points reached by behavior-policy (or `learner`) rollouts, with snapshots and action prefixes."
     a = get_arena(arena)
     tasks = list(a.TASKS) if tasks is None else list(tasks)
     out = []
     for task in tasks:
+        if learner is not None: out += _learner_states(arena, task, seeds, learner, max_per_episode, max_steps); continue
         for seed in seeds:
             for b in behaviors:
                 env, pol = a.make_env(task, seed=seed), teacher_policy(arena, b, compact)
@@ -57,6 +59,24 @@ def collect_states(arena: str,                     # "bazaar" or "market"
                     obs = r.observation
                     if r.done: break
     return out
+
+def _learner_states(arena, task, seeds, learner, max_per_episode, max_steps) -> list[State]:
+    "The first `max_per_episode` decision points of each seed's episode, `learner` playing them all in lockstep."
+    a, seeds = get_arena(arena), [int(x) for x in seeds]
+    envs = [a.make_env(task, seed=x) for x in seeds]
+    obs = [e.reset(seed=x) for e, x in zip(envs, seeds)]
+    learner.reset(seeds[0] if seeds else 0)
+    kept, prefix, live = [[] for _ in seeds], [[] for _ in seeds], list(range(len(seeds)))
+    for _ in range(max_steps):
+        if not live: break
+        for i in live:
+            if len(kept[i]) < max_per_episode: kept[i].append(State(arena, task, seeds[i], envs[i].snapshot(), obs[i], list(prefix[i])))
+        still = []
+        for i, act in zip(live, learner.act_batch([obs[i] for i in live])):
+            prefix[i].append(act); r = envs[i].step(act); obs[i] = r.observation
+            if not r.done: still.append(i)
+        live = still
+    return [st for k in kept for st in k]
 
 # %% ../../nbs/53_train_grpo.ipynb #8e0932ad
 FORMAT_BONUS = 0.05   # added when the reply is exactly one valid JSON action and nothing else
@@ -199,11 +219,13 @@ def build_grpo_dataset(arenas=("bazaar", "market"),  # arenas to draw states fro
                        tasks: dict | None = None,    # arena -> task names
                        offset: int = 1000,           # where in TRAIN_SEEDS to start (apart from the SFT seeds)
                        compact: bool = False,        # compact prompts
+                       learners: dict | None = None, # arena -> a policy with `act_batch` whose own rollouts give the states
                       ):
     "(dataset with prompt/state_id columns, the list of states)."
     from datasets import Dataset
     seeds = list(TRAIN_SEEDS[offset:offset + n_seeds])
-    states = [s for ar in arenas for s in collect_states(ar, (tasks or {}).get(ar), seeds, max_per_episode=max_per_episode, compact=compact)]
+    states = [s for ar in arenas for s in collect_states(ar, (tasks or {}).get(ar), seeds, max_per_episode=max_per_episode, compact=compact,
+                                                          learner=(learners or {}).get(ar))]
     rows = [{"prompt": build_messages(s.arena, s.obs, compact=compact), "state_id": i, "arena": s.arena, "task": s.task} for i, s in enumerate(states)]
     return Dataset.from_list(rows).shuffle(seed=seed), states
 
@@ -234,6 +256,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                compact: bool = False,          # compact prompts (as in SFT and eval)
                max_per_episode: int = 6,       # decision points per training episode
                continuation: str = CONTINUATION,  # how a scored move's episode is finished: a policy name, `HOLD` or `IDLE`
+               on_policy_states: bool = False,    # states from the starting model's own greedy rollouts instead of the expert's
               ) -> dict:
     "GRPO on live-env rewards; returns a summary dict."
     from trl import GRPOConfig, GRPOTrainer
@@ -242,12 +265,16 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter
     for ar in arenas: check_continuation(ar, continuation)
     check_sampling(temperature, scale_rewards)
+    for ar in arenas:   # an unknown task fails here, before the model loads
+        for t in (tasks or {}).get(ar) or []: get_arena(ar).make_env(t, seed=0)
     p = profile if isinstance(profile, Profile) else get_profile(profile)
     G = num_generations or p.num_generations
     out = Path(out_dir); stage_dir = out / "grpo"
-    ds, states = build_grpo_dataset(arenas, n_seeds, max_per_episode, tasks=tasks, compact=compact)
     m, tok, peft_cfg = load_for_training(p, model, adapter=adapter)
     m.generation_config.eos_token_id = end_of_turn_ids(tok)  # stop at every end-of-turn token
+    learners = {ar: LLMPolicy(ar, model=m, tokenizer=tok, max_new_tokens=p.max_completion_len, compact=compact,
+                              batch_size=G * prompts_per_step) for ar in arenas} if on_policy_states else None
+    ds, states = build_grpo_dataset(arenas, n_seeds, max_per_episode, tasks=tasks, compact=compact, learners=learners)
     vllm = grpo_uses_vllm(p, detect_hardware(), vllm_available())
     if p.use_vllm and not vllm:
         print(f"[bazaarbatna grpo] profile {p.name} asks for vLLM, which this machine lacks (not installed, or no CUDA): "
@@ -268,4 +295,4 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     return {"stage": "grpo", "adapter": str(final), "states": len(states), "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
             "num_generations": G, "continuation": continuation, "vllm": vllm,
-            "temperature": temperature, "scale_rewards": scale_rewards}
+            "temperature": temperature, "scale_rewards": scale_rewards, "on_policy_states": on_policy_states}
