@@ -199,7 +199,8 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
     if model in (None, "default"): model = rec.get("model", p.model)
     compact = bool(rec.get("compact", False))  # prompt style, the same for every stage
-    res = {"profile": p.name, "model": model, "arenas": list(arenas), "out_dir": str(out), "compact": compact}
+    res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
+           "out_dir": str(out), "compact": compact}
     def say(msg): print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
     sft_dir, dagger_dir, grpo_dir, dpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo", "dpo"))
     sr, dg = rec.get("sft", {}), rec.get("dagger")
