@@ -15,9 +15,9 @@ from ..agents import build_messages, parse_reply, guard_action, teacher_policy, 
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'SCALE_REWARDS', 'State', 'collect_states',
-           'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score', 'EnvReward',
-           'build_grpo_dataset', 'check_sampling', 'train_grpo']
+__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'SCALE_REWARDS', 'State', 'rounds_left', 'check_last_rounds',
+           'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score',
+           'EnvReward', 'build_grpo_dataset', 'check_sampling', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #2dce2dbc
 @dataclass
@@ -30,6 +30,17 @@ class State:
     obs: dict              # the observation the agent sees here
     prefix: list = field(default_factory=list)  # the actions that led here from `reset(seed)`
 
+def rounds_left(obs: dict) -> int:
+    "Rounds left in the episode an observation comes from, counting the current one (both arenas show `round` and `max_rounds`)."
+    return int(obs["max_rounds"]) - int(obs["round"])
+
+def check_last_rounds(last_rounds) -> None:
+    "A ValueError unless `last_rounds` is None or a whole number >= 1."
+    if last_rounds is not None and (isinstance(last_rounds, bool) or not isinstance(last_rounds, int) or last_rounds < 1):
+        raise ValueError(f"last_rounds must be a whole number >= 1 (or None for every round), got {last_rounds!r}")
+
+def _late(obs, last_rounds) -> bool: return last_rounds is None or rounds_left(obs) <= last_rounds
+
 def collect_states(arena: str,                     # "bazaar" or "market"
                    tasks=None,                     # task names (None: all)
                    seeds=range(0, 4),              # training seeds
@@ -38,20 +49,22 @@ def collect_states(arena: str,                     # "bazaar" or "market"
                    max_steps: int = 200,
                    compact: bool = False,          # for compact prompts (bazaar: the behaviors play on the price ladder)
                    learner=None,                   # a policy with `act_batch` (the model to train) that plays instead of the behaviors
+                   last_rounds: int | None = None, # keep only decision points with at most this many rounds left (None: all)
                   ) -> list[State]:
     "Decision points reached by behavior-policy (or `learner`) rollouts, with snapshots and action prefixes."
+    check_last_rounds(last_rounds)
     a = get_arena(arena)
     tasks = list(a.TASKS) if tasks is None else list(tasks)
     out = []
     for task in tasks:
-        if learner is not None: out += _learner_states(arena, task, seeds, learner, max_per_episode, max_steps); continue
+        if learner is not None: out += _learner_states(arena, task, seeds, learner, max_per_episode, max_steps, last_rounds); continue
         for seed in seeds:
             for b in behaviors:
                 env, pol = a.make_env(task, seed=seed), teacher_policy(arena, b, compact)
                 pol.reset(seed); obs = env.reset(seed=seed)
                 prefix, kept = [], 0
                 for _ in range(max_steps):
-                    if kept < max_per_episode:
+                    if kept < max_per_episode and _late(obs, last_rounds):
                         out.append(State(arena, task, int(seed), env.snapshot(), obs, list(prefix))); kept += 1
                     act = pol.act(obs)
                     prefix.append(act)
@@ -60,8 +73,8 @@ def collect_states(arena: str,                     # "bazaar" or "market"
                     if r.done: break
     return out
 
-def _learner_states(arena, task, seeds, learner, max_per_episode, max_steps) -> list[State]:
-    "The first `max_per_episode` decision points of each seed's episode, `learner` playing them all in lockstep."
+def _learner_states(arena, task, seeds, learner, max_per_episode, max_steps, last_rounds=None) -> list[State]:
+    "The first `max_per_episode` (late enough) decision points of each seed's episode, `learner` playing them all in lockstep."
     a, seeds = get_arena(arena), [int(x) for x in seeds]
     envs = [a.make_env(task, seed=x) for x in seeds]
     obs = [e.reset(seed=x) for e, x in zip(envs, seeds)]
@@ -70,7 +83,7 @@ def _learner_states(arena, task, seeds, learner, max_per_episode, max_steps) -> 
     for _ in range(max_steps):
         if not live: break
         for i in live:
-            if len(kept[i]) < max_per_episode: kept[i].append(State(arena, task, seeds[i], envs[i].snapshot(), obs[i], list(prefix[i])))
+            if len(kept[i]) < max_per_episode and _late(obs[i], last_rounds): kept[i].append(State(arena, task, seeds[i], envs[i].snapshot(), obs[i], list(prefix[i])))
         still = []
         for i, act in zip(live, learner.act_batch([obs[i] for i in live])):
             prefix[i].append(act); r = envs[i].step(act); obs[i] = r.observation
@@ -220,12 +233,13 @@ def build_grpo_dataset(arenas=("bazaar", "market"),  # arenas to draw states fro
                        offset: int = 1000,           # where in TRAIN_SEEDS to start (apart from the SFT seeds)
                        compact: bool = False,        # compact prompts
                        learners: dict | None = None, # arena -> a policy with `act_batch` whose own rollouts give the states
+                       last_rounds: int | None = None,  # only decision points with at most this many rounds left
                       ):
     "(dataset with prompt/state_id columns, the list of states)."
     from datasets import Dataset
     seeds = list(TRAIN_SEEDS[offset:offset + n_seeds])
     states = [s for ar in arenas for s in collect_states(ar, (tasks or {}).get(ar), seeds, max_per_episode=max_per_episode, compact=compact,
-                                                          learner=(learners or {}).get(ar))]
+                                                          learner=(learners or {}).get(ar), last_rounds=last_rounds)]
     rows = [{"prompt": build_messages(s.arena, s.obs, compact=compact), "state_id": i, "arena": s.arena, "task": s.task} for i, s in enumerate(states)]
     return Dataset.from_list(rows).shuffle(seed=seed), states
 
@@ -257,6 +271,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                max_per_episode: int = 6,       # decision points per training episode
                continuation: str = CONTINUATION,  # how a scored move's episode is finished: a policy name, `HOLD` or `IDLE`
                on_policy_states: bool = False,    # states from the starting model's own greedy rollouts instead of the expert's
+               last_rounds: int | None = None,    # train only on decision points with at most this many rounds left
               ) -> dict:
     "GRPO on live-env rewards; returns a summary dict."
     from trl import GRPOConfig, GRPOTrainer
@@ -264,7 +279,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, grpo_uses_vllm, vllm_available
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter
     for ar in arenas: check_continuation(ar, continuation)
-    check_sampling(temperature, scale_rewards)
+    check_sampling(temperature, scale_rewards); check_last_rounds(last_rounds)
     for ar in arenas:   # an unknown task fails here, before the model loads
         for t in (tasks or {}).get(ar) or []: get_arena(ar).make_env(t, seed=0)
     p = profile if isinstance(profile, Profile) else get_profile(profile)
@@ -274,7 +289,9 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     m.generation_config.eos_token_id = end_of_turn_ids(tok)  # stop at every end-of-turn token
     learners = {ar: LLMPolicy(ar, model=m, tokenizer=tok, max_new_tokens=p.max_completion_len, compact=compact,
                               batch_size=G * prompts_per_step) for ar in arenas} if on_policy_states else None
-    ds, states = build_grpo_dataset(arenas, n_seeds, max_per_episode, tasks=tasks, compact=compact, learners=learners)
+    ds, states = build_grpo_dataset(arenas, n_seeds, max_per_episode, tasks=tasks, compact=compact, learners=learners,
+                                    last_rounds=last_rounds)
+    if not states: raise ValueError(f"no training states: no episode of {n_seeds} seeds reaches the last {last_rounds} round(s); use more seeds or a larger last_rounds")
     vllm = grpo_uses_vllm(p, detect_hardware(), vllm_available())
     if p.use_vllm and not vllm:
         print(f"[bazaarbatna grpo] profile {p.name} asks for vLLM, which this machine lacks (not installed, or no CUDA): "
@@ -295,4 +312,4 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     return {"stage": "grpo", "adapter": str(final), "states": len(states), "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
             "num_generations": G, "continuation": continuation, "vllm": vllm,
-            "temperature": temperature, "scale_rewards": scale_rewards, "on_policy_states": on_policy_states}
+            "temperature": temperature, "scale_rewards": scale_rewards, "on_policy_states": on_policy_states, "last_rounds": last_rounds}
