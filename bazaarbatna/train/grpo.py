@@ -245,11 +245,12 @@ def build_grpo_dataset(arenas=("bazaar", "market"),  # arenas to draw states fro
 
 SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
 
-def check_sampling(temperature, scale_rewards: str):
-    "A ValueError naming a bad GRPO sampling temperature (a number > 0) or advantage scaling (one of `SCALE_REWARDS`)."
+def check_sampling(temperature, scale_rewards: str, beta=0.0):
+    "A ValueError naming a bad GRPO sampling temperature (a number > 0), advantage scaling (one of `SCALE_REWARDS`) or KL weight (a number >= 0)."
     if _num(temperature) is None:   # not a finite number > 0 (a bool is not a number here)
         raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
     if scale_rewards not in SCALE_REWARDS: raise ValueError(f"unknown scale_rewards {scale_rewards!r}; choose one of {list(SCALE_REWARDS)}")
+    if beta != 0 and _num(beta) is None: raise ValueError(f"beta (the KL weight) must be a finite number >= 0, got {beta!r}")
 
 def train_grpo(out_dir,                        # run folder; writes out_dir/grpo and the curve
                model: str = "embedded",        # base model
@@ -272,6 +273,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                continuation: str = CONTINUATION,  # how a scored move's episode is finished: a policy name, `HOLD` or `IDLE`
                on_policy_states: bool = False,    # states from the starting model's own greedy rollouts instead of the expert's
                last_rounds: int | None = None,    # train only on decision points with at most this many rounds left
+               beta: float = 0.0,                 # KL penalty towards the starting model (the SFT adapter's, when one is given)
               ) -> dict:
     "GRPO on live-env rewards; returns a summary dict."
     from trl import GRPOConfig, GRPOTrainer
@@ -279,7 +281,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, grpo_uses_vllm, vllm_available
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter
     for ar in arenas: check_continuation(ar, continuation)
-    check_sampling(temperature, scale_rewards); check_last_rounds(last_rounds)
+    check_sampling(temperature, scale_rewards, beta); check_last_rounds(last_rounds)
     for ar in arenas:   # an unknown task fails here, before the model loads
         for t in (tasks or {}).get(ar) or []: get_arena(ar).make_env(t, seed=0)
     p = profile if isinstance(profile, Profile) else get_profile(profile)
@@ -298,7 +300,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
               "generating with transformers", file=sys.stderr, flush=True)
     kw = trainer_kwargs(p); kw["per_device_train_batch_size"] = G * prompts_per_step; kw["learning_rate"] = learning_rate
     args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,
-                      temperature=temperature, scale_rewards=scale_rewards, beta=0.0, use_vllm=vllm, seed=0, lr_scheduler_type="constant",
+                      temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), use_vllm=vllm, seed=0, lr_scheduler_type="constant",
                       **kw, **checkpoint_args())
     reward = EnvReward(states, G, continuation)
     tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
@@ -312,4 +314,4 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     return {"stage": "grpo", "adapter": str(final), "states": len(states), "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
             "num_generations": G, "continuation": continuation, "vllm": vllm,
-            "temperature": temperature, "scale_rewards": scale_rewards, "on_policy_states": on_policy_states, "last_rounds": last_rounds}
+            "temperature": temperature, "scale_rewards": scale_rewards, "on_policy_states": on_policy_states, "last_rounds": last_rounds, "beta": beta}
