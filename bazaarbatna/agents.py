@@ -18,7 +18,7 @@ __all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'RUNG_REPLY', 'OFFER_MESSAG
            'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'rung_action', 'LadderPolicy',
            'MenuTeacher', 'offer_message', 'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text',
            'offer_price', 'market_menu_lines', 'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style',
-           'load_policy_model', 'LLMPolicy', 'rollout_batch']
+           'adapter_base', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -448,6 +448,15 @@ def saved_prompt_style(model) -> bool | None:
         if isinstance(c, bool): return c
     return None
 
+def adapter_base(folder) -> str:
+    """The base model an adapter folder names, for loading it: `"embedded"` when it names none, or names the embedded
+    model's converted folder as it was on the machine that trained it (another cache path, e.g. Colab's)."""
+    from bazaarbatna.models import embedded_model_dir
+    base = json.loads((Path(folder) / "adapter_config.json").read_text()).get("base_model_name_or_path") or "embedded"
+    if Path(base).exists(): return base
+    if "/" not in base or Path(base).name == embedded_model_dir().name: return "embedded"
+    return base   # a hub id
+
 _MODELS: dict = {}
 
 def load_policy_model(model: str = "embedded",  # name, hub id, folder or adapter folder
@@ -459,9 +468,7 @@ def load_policy_model(model: str = "embedded",  # name, hub id, folder or adapte
     p = Path(str(model))
     if (p / "adapter_config.json").exists():
         from peft import PeftModel
-        base = json.loads((p / "adapter_config.json").read_text()).get("base_model_name_or_path") or "embedded"
-        if not Path(base).exists() and "/" not in base: base = "embedded"
-        m, tok = load_model(base, device=device)
+        m, tok = load_model(adapter_base(p), device=device)
         m = PeftModel.from_pretrained(m, str(p)).merge_and_unload()
         m.eval()
     else: m, tok = load_model(str(model), device=device)
