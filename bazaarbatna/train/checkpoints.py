@@ -7,6 +7,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/train_checkpoints.html.md"""
 # %% ../../nbs/51_train_checkpoints.ipynb #4a951bc2
 from __future__ import annotations
 import json, os, re, shutil, time
+from contextlib import contextmanager
 from pathlib import Path
 from transformers import TrainerCallback
 
@@ -122,6 +123,19 @@ def latest_checkpoint(out_dir) -> Path | None:
     cks = list_checkpoints(out_dir)
     return cks[-1] if cks else None
 
+@contextmanager
+def _lean_save(trainer):
+    "Within: the trainer's checkpoint leaves out the tokenizer and the model cards (resume reads neither; `save_adapter` writes the tokenizer)."
+    tok, quiet = trainer.processing_class, lambda *a, **k: None
+    muted = [o for o in (trainer, trainer.model) if hasattr(type(o), "create_model_card") or hasattr(type(o), "create_or_update_model_card")]
+    trainer.processing_class = None
+    for o in muted: o.create_model_card = o.create_or_update_model_card = quiet   # instance attributes shadow the methods
+    try: yield
+    finally:
+        trainer.processing_class = tok
+        for o in muted:
+            for name in ("create_model_card", "create_or_update_model_card"): o.__dict__.pop(name, None)
+
 class StepCheckpointer(TrainerCallback):
     "Save an atomic checkpoint after every `every` optimizer steps, keeping the last `keep`."
     def __init__(self, trainer,             # the trainer to checkpoint
@@ -153,7 +167,8 @@ class StepCheckpointer(TrainerCallback):
         shutil.rmtree(stage, ignore_errors=True)
         real = tr.args.output_dir
         tr.args.output_dir = str(stage)  # `_save_checkpoint` writes under args.output_dir
-        try: tr._save_checkpoint(tr.model, trial=None)
+        try:
+            with _lean_save(tr): tr._save_checkpoint(tr.model, trial=None)
         finally: tr.args.output_dir = real
         final = out / f"checkpoint-{step}"
         if final.exists(): shutil.rmtree(final)
