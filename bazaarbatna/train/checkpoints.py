@@ -207,7 +207,8 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
     trainer.add_callback(ck)
     last = latest_checkpoint(out) if resume else None
     if last is not None and int(_CKPT.match(last.name).group(1)) >= trainer.args.max_steps > 0:
-        return None, ck  # already done
+        trainer._load_from_checkpoint(str(last))   # already done: the model gets the trained weights (for `save_adapter`)
+        return None, ck
     return trainer.train(resume_from_checkpoint=str(last) if last else None), ck
 
 # %% ../../nbs/51_train_checkpoints.ipynb #edf57047
