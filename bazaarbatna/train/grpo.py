@@ -17,7 +17,7 @@ from ..evaluate import TRAIN_SEEDS
 # %% auto #0
 __all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'SCALE_REWARDS', 'State', 'rounds_left', 'check_last_rounds',
            'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score',
-           'EnvReward', 'build_grpo_dataset', 'check_sampling', 'train_grpo']
+           'EnvReward', 'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #2dce2dbc
 @dataclass
@@ -243,6 +243,28 @@ def build_grpo_dataset(arenas=("bazaar", "market"),  # arenas to draw states fro
     rows = [{"prompt": build_messages(s.arena, s.obs, compact=compact), "state_id": i, "arena": s.arena, "task": s.task} for i, s in enumerate(states)]
     return Dataset.from_list(rows).shuffle(seed=seed), states
 
+def recollection_rounds(steps: int, recollect_every: int | None, on_policy_states: bool, beta: float = 0.0) -> list[int]:
+    "The global step at which each round of states ends: `[steps]`, or one round per `recollect_every` steps (pure)."
+    if recollect_every is None: return [steps]
+    if isinstance(recollect_every, bool) or not isinstance(recollect_every, int) or recollect_every < 1:
+        raise ValueError(f"recollect_every must be a whole number of steps >= 1 (or None), got {recollect_every!r}")
+    if not on_policy_states: raise ValueError("recollect_every collects the states from the model in training: it needs on_policy_states=True")
+    if beta: raise ValueError("recollect_every with beta > 0 is not supported: TRL would take each round's model as the KL reference")
+    return list(range(recollect_every, steps, recollect_every)) + [steps]
+
+def _checkpoint_step(stage_dir) -> int:
+    from bazaarbatna.train.checkpoints import latest_checkpoint, _CKPT
+    last = latest_checkpoint(stage_dir)
+    return int(_CKPT.match(last.name).group(1)) if last else 0
+
+def _with_checkpoint_adapter(m, peft_cfg, checkpoint):
+    "The model with the adapter weights of `checkpoint` (a fresh run's LoRA is put on first)."
+    from peft import get_peft_model, set_peft_model_state_dict
+    from safetensors.torch import load_file
+    if peft_cfg is not None: m = get_peft_model(m, peft_cfg)
+    set_peft_model_state_dict(m, load_file(str(Path(checkpoint) / "adapter_model.safetensors")))
+    return m
+
 SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
 
 def check_sampling(temperature, scale_rewards: str, beta=0.0):
@@ -274,14 +296,16 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                on_policy_states: bool = False,    # states from the starting model's own greedy rollouts instead of the expert's
                last_rounds: int | None = None,    # train only on decision points with at most this many rounds left
                beta: float = 0.0,                 # KL penalty towards the starting model (the SFT adapter's, when one is given)
+               recollect_every: int | None = None,  # with `on_policy_states`: collect the states again from the model in training every this many steps
               ) -> dict:
     "GRPO on live-env rewards; returns a summary dict."
     from trl import GRPOConfig, GRPOTrainer
     from bazaarbatna.models import end_of_turn_ids
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, grpo_uses_vllm, vllm_available
-    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter
+    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, latest_checkpoint
     for ar in arenas: check_continuation(ar, continuation)
     check_sampling(temperature, scale_rewards, beta); check_last_rounds(last_rounds)
+    rounds = recollection_rounds(steps, recollect_every, on_policy_states, beta)
     for ar in arenas:   # an unknown task fails here, before the model loads
         for t in (tasks or {}).get(ar) or []: get_arena(ar).make_env(t, seed=0)
     p = profile if isinstance(profile, Profile) else get_profile(profile)
@@ -289,29 +313,39 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     out = Path(out_dir); stage_dir = out / "grpo"
     m, tok, peft_cfg = load_for_training(p, model, adapter=adapter)
     m.generation_config.eos_token_id = end_of_turn_ids(tok)  # stop at every end-of-turn token
-    learners = {ar: LLMPolicy(ar, model=m, tokenizer=tok, max_new_tokens=p.max_completion_len, compact=compact,
-                              batch_size=G * prompts_per_step) for ar in arenas} if on_policy_states else None
-    ds, states = build_grpo_dataset(arenas, n_seeds, max_per_episode, tasks=tasks, compact=compact, learners=learners,
-                                    last_rounds=last_rounds)
-    if not states: raise ValueError(f"no training states: no episode of {n_seeds} seeds reaches the last {last_rounds} round(s); use more seeds or a larger last_rounds")
     vllm = grpo_uses_vllm(p, detect_hardware(), vllm_available())
     if p.use_vllm and not vllm:
         print(f"[bazaarbatna grpo] profile {p.name} asks for vLLM, which this machine lacks (not installed, or no CUDA): "
               "generating with transformers", file=sys.stderr, flush=True)
     kw = trainer_kwargs(p); kw["per_device_train_batch_size"] = G * prompts_per_step; kw["learning_rate"] = learning_rate
-    args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,
-                      temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), use_vllm=vllm, seed=0, lr_scheduler_type="constant",
-                      **kw, **checkpoint_args())
-    reward = EnvReward(states, G, continuation)
-    tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
-    if continuation == SELF:   # the model being trained plays on, greedy, with the prompts and reply limit it trains on
-        reward.policies = {ar: LLMPolicy(ar, model=tr.model, tokenizer=tok, max_new_tokens=p.max_completion_len, compact=compact,
-                                         batch_size=G * prompts_per_step) for ar in arenas}
-    t0 = time.time()
-    train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, extra={"profile": p.name})
+    def policies(model):   # the model as a batched policy with the prompts and reply limit it trains on
+        return {ar: LLMPolicy(ar, model=model, tokenizer=tok, max_new_tokens=p.max_completion_len, compact=compact,
+                              batch_size=G * prompts_per_step) for ar in arenas}
+    done = _checkpoint_step(stage_dir) if resume else 0
+    trained_s, n_states, tr = 0.0, [], None
+    for r, end in enumerate(rounds):
+        if done >= end and r < len(rounds) - 1: continue   # a finished round of a resumed run
+        if tr is None and done and len(rounds) > 1:   # the states of this round come from the model as it was at the checkpoint
+            m = _with_checkpoint_adapter(m, peft_cfg, latest_checkpoint(stage_dir)); peft_cfg = None
+        ds, states = build_grpo_dataset(arenas, n_seeds, max_per_episode, tasks=tasks, compact=compact,
+                                        learners=policies(m) if on_policy_states else None, last_rounds=last_rounds)
+        if not states: raise ValueError(f"no training states: no episode of {n_seeds} seeds reaches the last {last_rounds} round(s); use more seeds or a larger last_rounds")
+        n_states.append(len(states))
+        args = GRPOConfig(output_dir=str(stage_dir), max_steps=end, num_generations=G, max_completion_length=p.max_completion_len,
+                          temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), use_vllm=vllm, seed=0, lr_scheduler_type="constant",
+                          **kw, **checkpoint_args())
+        reward = EnvReward(states, G, continuation)
+        tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
+        if continuation == SELF: reward.policies = policies(tr.model)   # the model being trained plays on, greedy
+        t0 = time.time()
+        train_resumable(tr, "grpo", resume=resume or r > 0, keep=keep, curve_dir=out, hub_repo=hub_repo,
+                        extra={"profile": p.name, **({"round": r} if len(rounds) > 1 else {})})
+        trained_s += time.time() - t0
+        m, peft_cfg = tr.model, None   # the next round continues this adapter (and its optimizer, from the checkpoint)
     final = stage_dir / "final"
     save_adapter(tr, tok, final, compact, stage="grpo", arenas=list(arenas))
-    return {"stage": "grpo", "adapter": str(final), "states": len(states), "steps": tr.state.global_step,
-            "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
+    return {"stage": "grpo", "adapter": str(final), "states": sum(n_states), "states_per_round": n_states, "steps": _checkpoint_step(stage_dir),
+            "seconds": round(trained_s, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
             "num_generations": G, "continuation": continuation, "vllm": vllm,
-            "temperature": temperature, "scale_rewards": scale_rewards, "on_policy_states": on_policy_states, "last_rounds": last_rounds, "beta": beta}
+            "temperature": temperature, "scale_rewards": scale_rewards, "on_policy_states": on_policy_states, "last_rounds": last_rounds, "beta": beta,
+            "recollect_every": recollect_every}

@@ -27,7 +27,7 @@ RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level
     "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "closing_repeats"},
     "dagger": {"steps", "learning_rate"},
     "grpo": {"steps", "prompts_per_step", "learning_rate", "n_seeds", "max_per_episode", "continuation", "temperature",
-             "scale_rewards", "on_policy_states", "last_rounds", "beta", "tasks"},
+             "scale_rewards", "on_policy_states", "last_rounds", "beta", "recollect_every", "tasks"},
     "dpo": {"enabled", "steps", "n_seeds", "beta", "learning_rate"},
     "eval": {"seeds"},
 }
@@ -232,7 +232,8 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                                  tasks=g.get("tasks", rec.get("train_tasks")), compact=compact, max_per_episode=g.get("max_per_episode", 6),
                                  continuation=g.get("continuation", CONTINUATION),
                                  temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
-                                 on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0))
+                                 on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0),
+                                 recollect_every=g.get("recollect_every"))
     d = rec.get("dpo", {})
     if stage == "dpo" or (stage == "all" and d.get("enabled", False)):
         from bazaarbatna.train.dpo import train_dpo
