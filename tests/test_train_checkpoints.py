@@ -1,4 +1,5 @@
-"A training run killed by a real SIGKILL resumes from its last checkpoint with the same losses as an uninterrupted run."
+"""A training run killed by a real SIGKILL resumes from its last checkpoint with the same losses as an uninterrupted run,
+with checkpoints written in line and in a background thread."""
 import os, signal, subprocess, sys, textwrap, time
 from pathlib import Path
 import pytest
@@ -10,7 +11,7 @@ WORKER = textwrap.dedent('''
     from trl import SFTConfig, SFTTrainer
     from peft import LoraConfig
     from bazaarbatna.train.checkpoints import tiny_model_and_tokenizer, train_resumable, checkpoint_args
-    out, steps, delay = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    out, steps, delay, background = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "1"
     class Slow(TrainerCallback):
         def on_step_end(self, *a, **k): time.sleep(delay)
     model, tok = tiny_model_and_tokenizer()
@@ -22,11 +23,11 @@ WORKER = textwrap.dedent('''
     tr = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,
                     peft_config=LoraConfig(r=4, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"),
                     callbacks=[Slow()])
-    train_resumable(tr, "sft", keep=2)
+    train_resumable(tr, "sft", keep=2, background=background)
 ''')
 
-def _run(script, out, steps, delay=0.0, **kw):
-    return subprocess.Popen([sys.executable, str(script), str(out), str(steps), str(delay)],
+def _run(script, out, steps, delay=0.0, background=False, **kw):
+    return subprocess.Popen([sys.executable, str(script), str(out), str(steps), str(delay), str(int(background))],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kw)
 
 def _losses(out):
@@ -34,7 +35,8 @@ def _losses(out):
     return {r["step"]: r["loss"] for r in read_json(curve_path(out, "sft")) if not r.get("event")}
 
 @pytest.mark.slow
-def test_sigkill_then_resume_matches_uninterrupted(tmp_path):
+@pytest.mark.parametrize("background", [False, True], ids=["in-line", "background"])
+def test_sigkill_then_resume_matches_uninterrupted(tmp_path, background):
     from bazaarbatna.train.checkpoints import list_checkpoints, read_json, curve_path
     script = tmp_path / "worker.py"; script.write_text(WORKER)
     steps = 10
@@ -42,7 +44,7 @@ def test_sigkill_then_resume_matches_uninterrupted(tmp_path):
     assert ref.wait(300) == 0, ref.stderr.read().decode()[-2000:]
     # the same run, killed without warning once it has passed step 4
     out = tmp_path / "killed"
-    p = _run(script, out, steps, delay=0.4)
+    p = _run(script, out, steps, delay=0.4, background=background)
     deadline = time.time() + 300
     while time.time() < deadline and p.poll() is None:
         if any(int(c.name.split("-")[1]) >= 4 for c in list_checkpoints(out)): break
@@ -52,7 +54,7 @@ def test_sigkill_then_resume_matches_uninterrupted(tmp_path):
     killed_at = int(list_checkpoints(out)[-1].name.split("-")[1])
     assert 4 <= killed_at < steps
     assert len(list_checkpoints(out)) <= 2                     # keep=2
-    q = _run(script, out, steps)
+    q = _run(script, out, steps, background=background)
     assert q.wait(300) == 0, q.stderr.read().decode()[-2000:]
     curve = read_json(curve_path(out, "sft"))
     assert {"event": "resume", "step": killed_at}.items() <= [r for r in curve if r.get("event")][-1].items()

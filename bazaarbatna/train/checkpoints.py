@@ -7,14 +7,14 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/train_checkpoints.html.md"""
 # %% ../../nbs/51_train_checkpoints.ipynb #4a951bc2
 from __future__ import annotations
 import json, os, re, shutil, time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from transformers import TrainerCallback
 
 # %% auto #0
 __all__ = ['CHATML_TEMPLATE', 'atomic_write_json', 'read_json', 'curve_path', 'CurveLogger', 'tiny_tokenizer',
-           'tiny_model_and_tokenizer', 'list_checkpoints', 'latest_checkpoint', 'StepCheckpointer', 'checkpoint_args',
-           'train_resumable', 'save_adapter']
+           'tiny_model_and_tokenizer', 'list_checkpoints', 'latest_checkpoint', 'checkpoint_step', 'HostCopies',
+           'StepCheckpointer', 'checkpoint_args', 'train_resumable', 'save_adapter']
 
 # %% ../../nbs/51_train_checkpoints.ipynb #84392544
 def atomic_write_json(path: str | Path,  # target file
@@ -123,6 +123,11 @@ def latest_checkpoint(out_dir) -> Path | None:
     cks = list_checkpoints(out_dir)
     return cks[-1] if cks else None
 
+def checkpoint_step(out_dir) -> int:
+    "The step of the newest complete checkpoint in `out_dir` (0 when there is none)."
+    last = latest_checkpoint(out_dir)
+    return int(_CKPT.match(last.name).group(1)) if last else 0
+
 @contextmanager
 def _lean_save(trainer):
     "Within: the trainer's checkpoint leaves out the tokenizer and the model cards (resume reads neither; `save_adapter` writes the tokenizer)."
@@ -136,16 +141,73 @@ def _lean_save(trainer):
         for o in muted:
             for name in ("create_model_card", "create_or_update_model_card"): o.__dict__.pop(name, None)
 
+class HostCopies:
+    """Host copies of the tensors a checkpoint writes, in buffers reused from one save to the next (a checkpoint has the same
+    tensors every step). From a GPU the buffers are pinned and filled without blocking: `ready` waits for the copies."""
+    def __init__(self): self.buffers, self.event = {}, None
+
+    def copy(self, t, key):
+        "A CPU tensor holding `t`'s values as they are now (later in-place updates of `t` do not reach it)."
+        import torch
+        buf = self.buffers.get(key)
+        if buf is None or buf.shape != t.shape or buf.dtype != t.dtype:
+            buf = self.buffers[key] = torch.empty(t.shape, dtype=t.dtype, device="cpu", pin_memory=t.is_cuda)
+        buf.copy_(t.detach(), non_blocking=t.is_cuda)
+        if t.is_cuda and self.event is None: self.event = torch.cuda.Event()
+        return buf
+
+    def of(self, obj, key=()):
+        "`obj` with every tensor replaced by its host copy, and every other object by a deep copy."
+        import copy, torch
+        if isinstance(obj, torch.Tensor): return self.copy(obj, key)
+        if type(obj) in (list, tuple): return type(obj)(self.of(v, key + (i,)) for i, v in enumerate(obj))
+        if isinstance(obj, dict):
+            pairs = [(k, self.of(v, key + (k,))) for k, v in obj.items()]
+            try: return type(obj)(pairs)
+            except TypeError: return dict(pairs)
+        try: return copy.deepcopy(obj)
+        except Exception: return obj
+
+    def mark(self):
+        "Note the end of this save's copies (on the GPU's stream)."
+        if self.event is not None: self.event.record()
+
+    def ready(self):
+        "Wait until the copies since `mark` have landed (a no-op on the CPU)."
+        if self.event is not None: self.event.synchronize()
+
+@contextmanager
+def _deferred_writes(pending: list, copies: HostCopies | None = None):
+    """Within: `torch.save` and safetensors' `save_file` (under the names transformers and PEFT call) do not write; they append
+    (writer, a host copy of the object, path, args) to `pending`, for a background thread. A write to a file object happens now."""
+    import sys, torch, safetensors.torch
+    copies = copies or HostCopies()
+    spots = [(torch, "save"), (safetensors.torch, "save_file")] + [
+        (m, "safe_save_file") for m in (sys.modules.get("peft.peft_model"), sys.modules.get("transformers.modeling_utils"))
+        if m is not None and hasattr(m, "safe_save_file")]
+    originals = [(mod, name, getattr(mod, name)) for mod, name in spots]
+    def deferring(write):
+        def record(obj, path, *args, **kw):
+            if not isinstance(path, (str, os.PathLike)): return write(obj, path, *args, **kw)
+            pending.append((write, copies.of(obj, (os.path.basename(path),)), os.fspath(path), args, kw))
+        return record
+    for mod, name, write in originals: setattr(mod, name, deferring(write))
+    try: yield
+    finally:
+        for mod, name, write in originals: setattr(mod, name, write)
+        copies.mark()
+
 class StepCheckpointer(TrainerCallback):
     "Save an atomic checkpoint after every `every` optimizer steps, keeping the last `keep`."
     def __init__(self, trainer,             # the trainer to checkpoint
                  keep: int = 3,             # checkpoints to keep
                  every: int = 1,            # save every this many steps
                  hub_repo: str | None = None,  # push each checkpoint to this Hub repo (off by default)
+                 background: bool = False,  # write the files in a thread while training goes on (`Profile.background_checkpoints`)
                 ):
-        self.trainer, self.keep, self.every, self.hub_repo = trainer, keep, every, hub_repo
-        self.save_seconds: list[float] = []
-        self._after_log = False
+        self.trainer, self.keep, self.every, self.hub_repo, self.background = trainer, keep, every, hub_repo, background
+        self.save_seconds: list[float] = []   # how long each save held training up
+        self._after_log, self._writer, self._error, self._copies = False, None, None, HostCopies()
 
     def on_step_end(self, args, state, control, **kw):
         if state.global_step % self.every: return
@@ -156,20 +218,47 @@ class StepCheckpointer(TrainerCallback):
         if self._after_log: self._after_log = False; self.save()
 
     def on_train_end(self, args, state, control, **kw):
+        self.wait()
         if state.global_step and not (Path(args.output_dir) / f"checkpoint-{state.global_step}").exists(): self.save()
+        self.wait()
+
+    def wait(self):
+        "Return once the background write (if any) is on disk; raise its error if it failed."
+        if self._writer is not None: self._writer.join(); self._writer = None
+        if self._error is not None:
+            err, self._error = self._error, None
+            raise RuntimeError(f"writing a checkpoint in the background failed: {err!r}") from err
 
     def save(self) -> Path:
-        "Write `checkpoint-<global_step>` atomically and prune old ones."
+        "Write `checkpoint-<global_step>` atomically and prune old ones (in a thread when `background`: see `wait`)."
         t0 = time.perf_counter()
+        self.wait()                      # one write at a time, in step order
         tr, step = self.trainer, self.trainer.state.global_step
         out = Path(tr.args.output_dir); out.mkdir(parents=True, exist_ok=True)
         stage = out / f".staging-{os.getpid()}"
         shutil.rmtree(stage, ignore_errors=True)
-        real = tr.args.output_dir
+        real, pending = tr.args.output_dir, []
         tr.args.output_dir = str(stage)  # `_save_checkpoint` writes under args.output_dir
         try:
-            with _lean_save(tr): tr._save_checkpoint(tr.model, trial=None)
+            with _lean_save(tr), (_deferred_writes(pending, self._copies) if self.background else nullcontext()):
+                tr._save_checkpoint(tr.model, trial=None)
         finally: tr.args.output_dir = real
+        if self.background:
+            import threading
+            self._writer = threading.Thread(target=self._finish_in_thread, args=(pending, out, stage, step), name=f"checkpoint-{step}")
+            self._writer.start()
+        else: self._finish(pending, out, stage, step)
+        self.save_seconds.append(time.perf_counter() - t0)
+        return out / f"checkpoint-{step}"
+
+    def _finish_in_thread(self, *a):
+        try: self._finish(*a)
+        except BaseException as e: self._error = e
+
+    def _finish(self, pending, out, stage, step):
+        "Write what was deferred, then put the staged checkpoint in place and prune."
+        if pending: self._copies.ready()
+        for write, obj, path, args, kw in pending: write(obj, path, *args, **kw)
         final = out / f"checkpoint-{step}"
         if final.exists(): shutil.rmtree(final)
         if self.keep > 1:             # make room first: a kill at any moment leaves at most `keep`, at least one
@@ -178,8 +267,6 @@ class StepCheckpointer(TrainerCallback):
         shutil.rmtree(stage, ignore_errors=True)
         for old in list_checkpoints(out)[:-self.keep]: shutil.rmtree(old, ignore_errors=True)   # keep == 1: after the rename
         if self.hub_repo: self._push(final)
-        self.save_seconds.append(time.perf_counter() - t0)
-        return final
 
     def _push(self, folder):
         import threading
@@ -199,17 +286,20 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
                     curve_dir=None,          # where the curve goes (default: the trainer's output_dir)
                     hub_repo: str | None = None,
                     extra: dict | None = None,  # constant fields for every curve record
+                    background: bool = False,  # write checkpoints in a thread (`StepCheckpointer`)
                    ):
     "Train with a checkpoint every step and an incremental curve; returns (train output, checkpointer)."
     out = Path(trainer.args.output_dir)
-    ck = StepCheckpointer(trainer, keep=keep, hub_repo=hub_repo)
+    ck = StepCheckpointer(trainer, keep=keep, hub_repo=hub_repo, background=background)
     trainer.add_callback(CurveLogger(curve_path(curve_dir or out, stage), stage, extra))
     trainer.add_callback(ck)
     last = latest_checkpoint(out) if resume else None
-    if last is not None and int(_CKPT.match(last.name).group(1)) >= trainer.args.max_steps > 0:
+    if last is not None and checkpoint_step(out) >= trainer.args.max_steps > 0:
         trainer._load_from_checkpoint(str(last))   # already done: the model gets the trained weights (for `save_adapter`)
         return None, ck
-    return trainer.train(resume_from_checkpoint=str(last) if last else None), ck
+    result = trainer.train(resume_from_checkpoint=str(last) if last else None)
+    ck.wait()   # the last checkpoint is on disk before the caller reads it
+    return result, ck
 
 # %% ../../nbs/51_train_checkpoints.ipynb #edf57047
 def save_adapter(trainer,            # a trained transformers/TRL trainer

@@ -123,7 +123,7 @@ def train_dpo(out_dir,                        # run folder; writes out_dir/dpo a
                      lr_scheduler_type="constant", **kw, **checkpoint_args())
     tr = DPOTrainer(model=m, ref_model=ref, args=args, train_dataset=dataset, processing_class=tok, peft_config=peft_cfg)
     t0 = time.time()
-    train_resumable(tr, "dpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, extra={"profile": p.name})
+    train_resumable(tr, "dpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints, extra={"profile": p.name})
     final = stage_dir / "final"
     save_adapter(tr, tok, final, compact, stage="dpo", arenas=list(arenas))
     return {"stage": "dpo", "adapter": str(final), "pairs": len(dataset), "pair_counts": counts, "steps": tr.state.global_step,

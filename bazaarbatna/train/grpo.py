@@ -15,9 +15,9 @@ from ..agents import build_messages, parse_reply, guard_action, teacher_policy, 
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'SCALE_REWARDS', 'State', 'rounds_left', 'check_last_rounds',
-           'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score',
-           'EnvReward', 'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'train_grpo']
+__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'SCALE_REWARDS', 'State', 'rounds_left', 'is_count',
+           'check_last_rounds', 'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply',
+           'replay_score', 'EnvReward', 'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #2dce2dbc
 @dataclass
@@ -34,9 +34,13 @@ def rounds_left(obs: dict) -> int:
     "Rounds left in the episode an observation comes from, counting the current one (both arenas show `round` and `max_rounds`)."
     return int(obs["max_rounds"]) - int(obs["round"])
 
+def is_count(x) -> bool:
+    "Whether `x` is a whole number >= 1 (a bool is not)."
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 1
+
 def check_last_rounds(last_rounds) -> None:
     "A ValueError unless `last_rounds` is None or a whole number >= 1."
-    if last_rounds is not None and (isinstance(last_rounds, bool) or not isinstance(last_rounds, int) or last_rounds < 1):
+    if last_rounds is not None and not is_count(last_rounds):
         raise ValueError(f"last_rounds must be a whole number >= 1 (or None for every round), got {last_rounds!r}")
 
 def _late(obs, last_rounds) -> bool: return last_rounds is None or rounds_left(obs) <= last_rounds
@@ -246,16 +250,11 @@ def build_grpo_dataset(arenas=("bazaar", "market"),  # arenas to draw states fro
 def recollection_rounds(steps: int, recollect_every: int | None, on_policy_states: bool, beta: float = 0.0) -> list[int]:
     "The global step at which each round of states ends: `[steps]`, or one round per `recollect_every` steps (pure)."
     if recollect_every is None: return [steps]
-    if isinstance(recollect_every, bool) or not isinstance(recollect_every, int) or recollect_every < 1:
+    if not is_count(recollect_every):
         raise ValueError(f"recollect_every must be a whole number of steps >= 1 (or None), got {recollect_every!r}")
     if not on_policy_states: raise ValueError("recollect_every collects the states from the model in training: it needs on_policy_states=True")
     if beta: raise ValueError("recollect_every with beta > 0 is not supported: TRL would take each round's model as the KL reference")
     return list(range(recollect_every, steps, recollect_every)) + [steps]
-
-def _checkpoint_step(stage_dir) -> int:
-    from bazaarbatna.train.checkpoints import latest_checkpoint, _CKPT
-    last = latest_checkpoint(stage_dir)
-    return int(_CKPT.match(last.name).group(1)) if last else 0
 
 def _with_checkpoint_adapter(m, peft_cfg, checkpoint):
     "The model with the adapter weights of `checkpoint` (a fresh run's LoRA is put on first)."
@@ -302,7 +301,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     from trl import GRPOConfig, GRPOTrainer
     from bazaarbatna.models import end_of_turn_ids
     from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, grpo_uses_vllm, vllm_available
-    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, latest_checkpoint
+    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, latest_checkpoint, checkpoint_step
     for ar in arenas: check_continuation(ar, continuation)
     check_sampling(temperature, scale_rewards, beta); check_last_rounds(last_rounds)
     rounds = recollection_rounds(steps, recollect_every, on_policy_states, beta)
@@ -321,7 +320,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     def policies(model):   # the model as a batched policy with the prompts and reply limit it trains on
         return {ar: LLMPolicy(ar, model=model, tokenizer=tok, max_new_tokens=p.max_completion_len, compact=compact,
                               batch_size=G * prompts_per_step) for ar in arenas}
-    done = _checkpoint_step(stage_dir) if resume else 0
+    done = checkpoint_step(stage_dir) if resume else 0
     trained_s, n_states, tr = 0.0, [], None
     for r, end in enumerate(rounds):
         if done >= end and r < len(rounds) - 1: continue   # a finished round of a resumed run
@@ -338,13 +337,13 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
         tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
         if continuation == SELF: reward.policies = policies(tr.model)   # the model being trained plays on, greedy
         t0 = time.time()
-        train_resumable(tr, "grpo", resume=resume or r > 0, keep=keep, curve_dir=out, hub_repo=hub_repo,
+        train_resumable(tr, "grpo", resume=resume or r > 0, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
                         extra={"profile": p.name, **({"round": r} if len(rounds) > 1 else {})})
         trained_s += time.time() - t0
         m, peft_cfg = tr.model, None   # the next round continues this adapter (and its optimizer, from the checkpoint)
     final = stage_dir / "final"
     save_adapter(tr, tok, final, compact, stage="grpo", arenas=list(arenas))
-    return {"stage": "grpo", "adapter": str(final), "states": sum(n_states), "states_per_round": n_states, "steps": _checkpoint_step(stage_dir),
+    return {"stage": "grpo", "adapter": str(final), "states": sum(n_states), "states_per_round": n_states, "steps": checkpoint_step(stage_dir),
             "seconds": round(trained_s, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
             "num_generations": G, "continuation": continuation, "vllm": vllm,
             "temperature": temperature, "scale_rewards": scale_rewards, "on_policy_states": on_policy_states, "last_rounds": last_rounds, "beta": beta,

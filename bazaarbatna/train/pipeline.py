@@ -311,36 +311,46 @@ def bench_rollout(arena: str = "bazaar", model: str = "embedded", task: str | No
             "speedup_ceiling": round((sq["seconds"] / sq["episodes"]) / (bt["prefill_s"] / bt["episodes"]), 2) if bt["prefill_s"] > 0 else None}
 
 def bench_checkpoint(model: str = "embedded", steps: int = 6, arena: str = "bazaar", out_dir=None,
-                     recipe: str = "cpu",  # the profile overrides and prompt style of this recipe
+                     recipe: str = "cpu",             # the profile overrides and prompt style of this recipe
+                     background: bool | None = None,  # write checkpoints in a thread; None: as the recipe's profile says
+                     without: bool = False,           # also time the same run with no checkpoints at all
                     ) -> dict:
-    "Checkpoint-every-step overhead: time saving checkpoints / time training, over a short real SFT."
-    import tempfile, shutil
+    """Checkpoint-every-step overhead over a short real SFT: the time each save holds training up, over the time of a
+    training step; with `without`, also the median step with checkpoints over the median step without (what a background
+    writer costs the steps themselves shows there)."""
+    import dataclasses, statistics, tempfile, shutil
     from bazaarbatna.train.sft import train_sft
     from bazaarbatna.train.checkpoints import StepCheckpointer
+    from bazaarbatna.train.profiles import get_profile
     from bazaarbatna.arenas import get_arena
+    rec = load_recipe(recipe)
+    p = get_profile(rec.get("profile", "cpu"), **rec.get("profile_overrides", {}))
+    if background is not None: p = dataclasses.replace(p, background_checkpoints=background)
+    def run(d, save):
+        "(save seconds, curve step seconds) of one short SFT in `d`, with `save(checkpointer, real_save)` as the save."
+        saves, real = [], StepCheckpointer.save
+        def timed(self):
+            t = time.perf_counter(); r = save(self, real); saves.append(time.perf_counter() - t); return r
+        StepCheckpointer.save = timed
+        try: train_sft(d, model=model, profile=p, arenas=(arena,), steps=steps, n_seeds=2, resume=False,
+                       compact=bool(rec.get("compact")), tasks={arena: [next(iter(get_arena(arena).TASKS))]})
+        finally: StepCheckpointer.save = real
+        return saves, [r["step_time"] for r in read_json(curve_path(d, "sft"), []) if not r.get("event")]
     d = Path(out_dir or tempfile.mkdtemp(prefix="bench_ckpt_"))
-    saves = []
-    orig = StepCheckpointer.save
-    def timed(self):
-        t = time.perf_counter(); r = orig(self); saves.append(time.perf_counter() - t); return r
-    StepCheckpointer.save = timed
-    try:
-        t = time.perf_counter()
-        from bazaarbatna.train.profiles import get_profile
-        rec = load_recipe(recipe)
-        p = get_profile(rec.get("profile", "cpu"), **rec.get("profile_overrides", {}))
-        train_sft(d, model=model, profile=p, arenas=(arena,), steps=steps, n_seeds=2, resume=False,
-                  compact=bool(rec.get("compact")), tasks={arena: [next(iter(get_arena(arena).TASKS))]})
-        total = time.perf_counter() - t
-    finally: StepCheckpointer.save = orig
-    recs = [r for r in read_json(curve_path(d, "sft"), []) if not r.get("event")]
-    step_times = [r["step_time"] for r in recs]
-    ck = [p for p in (d / "sft").iterdir() if p.name.startswith("checkpoint-")]
+    saves, step_times = run(d, lambda ck, real: real(ck))
+    ck = [q for q in (d / "sft").iterdir() if q.name.startswith("checkpoint-")]
     size = sum(f.stat().st_size for f in ck[0].rglob("*") if f.is_file()) if ck else 0
+    if out_dir is None: shutil.rmtree(d, ignore_errors=True)
     save_mean = sum(saves) / max(1, len(saves))
     step_mean = (sum(step_times) / max(1, len(step_times)))
     train_step = max(step_mean - save_mean, 1e-9)  # a curve step_time includes the save of that step
-    if out_dir is None: shutil.rmtree(d, ignore_errors=True)
-    return {"model": model, "recipe": recipe, "steps": len(step_times), "saves": len(saves), "save_s_mean": round(save_mean, 4),
-            "train_step_s_mean": round(train_step, 3), "overhead": round(save_mean / train_step, 4),
-            "checkpoint_mb": round(size / 2**20, 2), "target": 0.10}
+    later = lambda ts: statistics.median(ts[1:] or ts)   # the first step also warms up
+    out = {"model": model, "recipe": recipe, "background": p.background_checkpoints, "steps": len(step_times), "saves": len(saves),
+           "save_s_mean": round(save_mean, 4), "train_step_s_mean": round(train_step, 3), "overhead": round(save_mean / train_step, 4),
+           "step_s_median": round(later(step_times), 4), "checkpoint_mb": round(size / 2**20, 2), "target": 0.10}
+    if without:
+        d0 = Path(tempfile.mkdtemp(prefix="bench_nockpt_"))
+        _, plain = run(d0, lambda ck, real: None)
+        shutil.rmtree(d0, ignore_errors=True)
+        out |= {"step_s_median_without": round(later(plain), 4), "overhead_vs_without": round(later(step_times) / later(plain) - 1, 4)}
+    return out

@@ -37,6 +37,7 @@ class Profile:
     use_unsloth: bool = True          # use unsloth's FastLanguageModel when CUDA and unsloth are available
     model: str = "embedded"           # default model for the profile
     learning_rate: float = 2e-4       # SFT learning rate (GRPO uses a tenth of it)
+    background_checkpoints: bool = False  # write each step's checkpoint in a thread while training goes on (GPU profiles)
 
     def to_dict(self) -> dict:
         d = asdict(self); d["target_modules"] = list(self.target_modules); return d
@@ -45,13 +46,13 @@ PROFILES: dict[str, Profile] = {
     "cpu": Profile("cpu"),
     "t4": Profile("t4", device="cuda", dtype="float16", load_in_4bit=True, lora_r=16, lora_alpha=32,
                   batch_size=2, grad_accum=8, max_seq_len=2048, max_completion_len=96, num_generations=4,
-                  gradient_checkpointing=True, use_vllm=False, model="Qwen/Qwen2.5-3B-Instruct", learning_rate=1e-4),
+                  gradient_checkpointing=True, use_vllm=False, model="Qwen/Qwen2.5-3B-Instruct", learning_rate=1e-4, background_checkpoints=True),
     "l4": Profile("l4", device="cuda", dtype="bfloat16", load_in_4bit=True, lora_r=16, lora_alpha=32,
                   batch_size=4, grad_accum=4, max_seq_len=2048, max_completion_len=128, num_generations=8,
-                  gradient_checkpointing=True, use_vllm=False, model="unsloth/Meta-Llama-3.1-8B-Instruct", learning_rate=1e-4),
+                  gradient_checkpointing=True, use_vllm=False, model="unsloth/Meta-Llama-3.1-8B-Instruct", learning_rate=1e-4, background_checkpoints=True),
     "a100": Profile("a100", device="cuda", dtype="bfloat16", load_in_4bit=False, lora_r=32, lora_alpha=64,
                     batch_size=16, grad_accum=1, max_seq_len=2048, max_completion_len=128, num_generations=8,
-                    gradient_checkpointing=False, use_vllm=True, model="unsloth/Meta-Llama-3.1-8B-Instruct", learning_rate=1e-4),
+                    gradient_checkpointing=False, use_vllm=True, model="unsloth/Meta-Llama-3.1-8B-Instruct", learning_rate=1e-4, background_checkpoints=True),
 }
 
 # %% ../../nbs/50_train_profiles.ipynb #936f017b
