@@ -10,9 +10,9 @@ import importlib.util
 from dataclasses import dataclass, field, asdict, replace
 
 # %% auto #0
-__all__ = ['PROFILES', 'Profile', 'Hardware', 'select_profile', 'detect_hardware', 'get_profile', 'trainer_kwargs', 'loader_plan',
-           'unsloth_available', 'vllm_available', 'grpo_uses_vllm', 'lora_layer_indices', 'lora_config',
-           'load_for_training']
+__all__ = ['PROFILES', 'SETTING_CHOICES', 'Profile', 'Hardware', 'select_profile', 'detect_hardware', 'check_profile_setting',
+           'get_profile', 'trainer_kwargs', 'loader_plan', 'unsloth_available', 'vllm_available', 'grpo_uses_vllm',
+           'lora_layer_indices', 'lora_config', 'load_for_training']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -87,6 +87,25 @@ def detect_hardware() -> Hardware:
     return Hardware(True, p.name, round(p.total_memory / 2**30, 1), tuple(torch.cuda.get_device_capability(0)), n)
 
 # %% ../../nbs/50_train_profiles.ipynb #b518c6be
+SETTING_CHOICES = {"device": ("cpu", "cuda"), "dtype": ("float32", "float16", "bfloat16")}
+
+def check_profile_setting(key: str, value) -> None:
+    "A ValueError naming a profile setting whose value has the wrong type or lies out of range (a recipe's `profile_overrides`)."
+    import math
+    default = getattr(PROFILES["cpu"], key)
+    if key in SETTING_CHOICES: ok, want = value in SETTING_CHOICES[key], f"one of {list(SETTING_CHOICES[key])}"
+    elif isinstance(default, bool): ok, want = isinstance(value, bool), "true or false"
+    elif isinstance(default, int):
+        low = 0 if key == "lora_layers" else 1
+        ok, want = isinstance(value, int) and not isinstance(value, bool) and value >= low, f"a whole number >= {low}"
+    elif isinstance(default, float):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        ok, want = (number and 0 <= value < 1, "a number in [0, 1)") if key == "lora_dropout" else (number and value > 0, "a finite number > 0")
+    elif isinstance(default, tuple):
+        ok, want = isinstance(value, (list, tuple)) and len(value) > 0 and all(isinstance(v, str) and v for v in value), "a non-empty list of module names"
+    else: ok, want = isinstance(value, str) and bool(value.strip()), "a non-empty text"
+    if not ok: raise ValueError(f"profile setting {key} = {value!r}: expected {want}")
+
 def get_profile(name: str | None = "auto",  # a key of `PROFILES`, or "auto"/None to detect
                 hw: Hardware | None = None,  # hardware for "auto" (default: `detect_hardware()`)
                 **overrides,                 # any `Profile` field
@@ -97,6 +116,7 @@ def get_profile(name: str | None = "auto",  # a key of `PROFILES`, or "auto"/Non
     known = set(Profile.__dataclass_fields__)
     bad = sorted(set(overrides) - known)
     if bad: raise ValueError(f"unknown profile setting(s) {bad}; valid: {sorted(known)}")
+    for key, value in overrides.items(): check_profile_setting(key, value)
     if "target_modules" in overrides: overrides["target_modules"] = tuple(overrides["target_modules"])
     return replace(PROFILES[name], **overrides)
 
