@@ -290,6 +290,9 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
                    ):
     "Train with a checkpoint every step and an incremental curve; returns (train output, checkpointer)."
     out = Path(trainer.args.output_dir)
+    if not resume and (old := list_checkpoints(out)):   # they would outrank this run's own checkpoints as "latest"
+        raise ValueError(f"{out} holds checkpoints of an earlier run ({', '.join(p.name for p in old)}): resume=True continues "
+                         "that run; to start over, use another output folder or remove them")
     ck = StepCheckpointer(trainer, keep=keep, hub_repo=hub_repo, background=background)
     trainer.add_callback(CurveLogger(curve_path(curve_dir or out, stage), stage, extra))
     trainer.add_callback(ck)
