@@ -12,8 +12,8 @@ from typing import Any, Protocol, runtime_checkable
 
 # %% auto #0
 __all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'make_rng', 'ActionError', 'extract_json', 'Field',
-           'ActionSchema', 'StepResult', 'Env', 'Policy', 'Turn', 'Transcript', 'canonical_json', 'version_hash',
-           'gym_view']
+           'ActionSchema', 'StepResult', 'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript', 'canonical_json',
+           'version_hash', 'gym_view']
 
 # %% ../nbs/00_core.ipynb #ef073422
 _new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
@@ -213,6 +213,19 @@ class Policy(Protocol):
 
 INVALID_ACTION_PENALTY = -0.1  # reward for an action that fails to parse or is not allowed now
 MAX_INVALID_ACTIONS = 5        # invalid actions in one episode before it ends as a timeout
+
+# %% ../nbs/00_core.ipynb #5ee74716
+def rounds_left(obs: dict) -> int | None:
+    "Rounds left in the episode, counting the current one, however the observation states it (None when it does not)."
+    if not isinstance(obs, dict): return None
+    for k in ("rounds_left", "turns_left", "remaining_rounds"):
+        v = obs.get(k)
+        if isinstance(v, (int, float)) and not isinstance(v, bool): return int(v)
+    r = obs.get("round", obs.get("round_no"))
+    for k in ("max_rounds", "rounds_total", "horizon", "n_rounds"):
+        m = obs.get(k)
+        if isinstance(m, (int, float)) and isinstance(r, (int, float)): return max(0, int(m - r))
+    return None
 
 # %% ../nbs/00_core.ipynb #346b6d25
 @dataclass(slots=True)

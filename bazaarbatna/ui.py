@@ -9,14 +9,14 @@ from __future__ import annotations
 import functools, html, json, math, re, time, traceback
 from contextlib import contextmanager
 from pathlib import Path
-from .core import ActionError, ActionSchema, Field, Transcript, Turn
+from .core import ActionError, ActionSchema, Field, Transcript, Turn, rounds_left
 
 # %% auto #0
 __all__ = ['SIGNAL_COLORS', 'DEFAULT_TELL_COLOR', 'PALETTE', 'SPEAKER_COLORS', 'HIDDEN_KEYS', 'CSS', 'BUILTIN', 'esc',
            'tell_spans', 'tell_label', 'highlight_tells', 'fmt_price', 'judge_score', 'turn_html', 'chat_html',
-           'price_svg', 'judge_html', 'rounds_left', 'obs_facts', 'valid_actions', 'status_html', 'read_field',
-           'safe_step', 'field_choices', 'ActionForm', 'outcome_text', 'Board', 'Side', 'load_policy', 'sides',
-           'obs_refs', 'obs_currency', 'with_tells', 'Play', 'Watch', 'load_transcript', 'Replay', 'App']
+           'price_svg', 'judge_html', 'obs_facts', 'valid_actions', 'status_html', 'read_field', 'safe_step',
+           'field_choices', 'ActionForm', 'outcome_text', 'Board', 'Side', 'load_policy', 'sides', 'obs_refs',
+           'obs_currency', 'with_tells', 'Play', 'Watch', 'load_transcript', 'Replay', 'App']
 
 # %% ../nbs/70_ui.ipynb #e558c061
 SIGNAL_COLORS = {"urgency": "#ffe0b2", "deception": "#ffcdd2", "firmness": "#c5cae9", "flexibility": "#c8e6c9",
@@ -200,18 +200,6 @@ HIDDEN_KEYS = {"dialogue", "history", "messages", "offers", "offer_history", "tr
                "legal_actions", "allowed_actions", "choices", "brief", "instructions", "tells", "seller_brief",
                "arena", "task", "role", "done", "currency", "last_error", "seller_offers", "buyer_offers", "max_rounds",
                "rounds_left", "round", "events", "shocks"}
-
-def rounds_left(obs: dict) -> int | None:
-    "Rounds left in the episode, however the observation states it (None when it does not)."
-    if not isinstance(obs, dict): return None
-    for k in ("rounds_left", "turns_left", "remaining_rounds"):
-        v = obs.get(k)
-        if isinstance(v, (int, float)) and not isinstance(v, bool): return int(v)
-    r = obs.get("round", obs.get("round_no"))
-    for k in ("max_rounds", "rounds_total", "horizon", "n_rounds"):
-        m = obs.get(k)
-        if isinstance(m, (int, float)) and isinstance(r, (int, float)): return max(0, int(m - r))
-    return None
 
 def _short(v, n=60) -> str | None:
     if isinstance(v, bool): return "yes" if v else "no"

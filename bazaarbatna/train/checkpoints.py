@@ -157,9 +157,10 @@ class HostCopies:
         return buf
 
     def of(self, obj, key=()):
-        "`obj` with every tensor replaced by its host copy, and every other object by a deep copy."
+        "`obj` with every tensor replaced by its host copy, every other mutable object by a deep copy (numbers and strings as they are)."
         import copy, torch
         if isinstance(obj, torch.Tensor): return self.copy(obj, key)
+        if obj is None or type(obj) in (bool, int, float, str, bytes): return obj
         if type(obj) in (list, tuple): return type(obj)(self.of(v, key + (i,)) for i, v in enumerate(obj))
         if isinstance(obj, dict):
             pairs = [(k, self.of(v, key + (k,))) for k, v in obj.items()]
@@ -179,16 +180,17 @@ class HostCopies:
 @contextmanager
 def _deferred_writes(pending: list, copies: HostCopies | None = None):
     """Within: `torch.save` and safetensors' `save_file` (under the names transformers and PEFT call) do not write; they append
-    (writer, a host copy of the object, path, args) to `pending`, for a background thread. A write to a file object happens now."""
-    import sys, torch, safetensors.torch
+    (writer, a host copy of the object, path, args) to `pending`, for a background thread. A write to a file object happens now.
+    The functions are swapped module-wide for the length of one `_save_checkpoint`; a call from any other thread writes now."""
+    import sys, threading, torch, safetensors.torch
     copies = copies or HostCopies()
     spots = [(torch, "save"), (safetensors.torch, "save_file")] + [
         (m, "safe_save_file") for m in (sys.modules.get("peft.peft_model"), sys.modules.get("transformers.modeling_utils"))
         if m is not None and hasattr(m, "safe_save_file")]
-    originals = [(mod, name, getattr(mod, name)) for mod, name in spots]
+    originals, owner = [(mod, name, getattr(mod, name)) for mod, name in spots], threading.get_ident()
     def deferring(write):
         def record(obj, path, *args, **kw):
-            if not isinstance(path, (str, os.PathLike)): return write(obj, path, *args, **kw)
+            if not isinstance(path, (str, os.PathLike)) or threading.get_ident() != owner: return write(obj, path, *args, **kw)
             pending.append((write, copies.of(obj, (os.path.basename(path),)), os.fspath(path), args, kw))
         return record
     for mod, name, write in originals: setattr(mod, name, deferring(write))

@@ -9,15 +9,15 @@ from __future__ import annotations
 import json, math, statistics, sys, time
 from dataclasses import dataclass, field
 from pathlib import Path
-from ..core import extract_json
+from ..core import extract_json, rounds_left
 from ..arenas import get_arena, list_policies, make_policy
 from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy, _num
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'SCALE_REWARDS', 'State', 'rounds_left', 'is_count',
-           'check_last_rounds', 'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply',
-           'replay_score', 'EnvReward', 'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'train_grpo']
+__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'SCALE_REWARDS', 'State', 'is_count', 'check_last_rounds',
+           'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score',
+           'EnvReward', 'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #2dce2dbc
 @dataclass
@@ -30,10 +30,6 @@ class State:
     obs: dict              # the observation the agent sees here
     prefix: list = field(default_factory=list)  # the actions that led here from `reset(seed)`
 
-def rounds_left(obs: dict) -> int:
-    "Rounds left in the episode an observation comes from, counting the current one (both arenas show `round` and `max_rounds`)."
-    return int(obs["max_rounds"]) - int(obs["round"])
-
 def is_count(x) -> bool:
     "Whether `x` is a whole number >= 1 (a bool is not)."
     return isinstance(x, int) and not isinstance(x, bool) and x >= 1
@@ -43,7 +39,10 @@ def check_last_rounds(last_rounds) -> None:
     if last_rounds is not None and not is_count(last_rounds):
         raise ValueError(f"last_rounds must be a whole number >= 1 (or None for every round), got {last_rounds!r}")
 
-def _late(obs, last_rounds) -> bool: return last_rounds is None or rounds_left(obs) <= last_rounds
+def _late(obs, last_rounds) -> bool:
+    if last_rounds is None: return True
+    if (n := rounds_left(obs)) is None: raise ValueError(f"last_rounds needs observations that show the round; this one has keys {sorted(obs)}")
+    return n <= last_rounds
 
 def collect_states(arena: str,                     # "bazaar" or "market"
                    tasks=None,                     # task names (None: all)

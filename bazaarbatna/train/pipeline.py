@@ -320,7 +320,7 @@ def bench_checkpoint(model: str = "embedded", steps: int = 6, arena: str = "baza
     writer costs the steps themselves shows there)."""
     import dataclasses, statistics, tempfile, shutil
     from bazaarbatna.train.sft import train_sft
-    from bazaarbatna.train.checkpoints import StepCheckpointer
+    from bazaarbatna.train.checkpoints import StepCheckpointer, list_checkpoints
     from bazaarbatna.train.profiles import get_profile
     from bazaarbatna.arenas import get_arena
     rec = load_recipe(recipe)
@@ -338,7 +338,7 @@ def bench_checkpoint(model: str = "embedded", steps: int = 6, arena: str = "baza
         return saves, [r["step_time"] for r in read_json(curve_path(d, "sft"), []) if not r.get("event")]
     d = Path(out_dir or tempfile.mkdtemp(prefix="bench_ckpt_"))
     saves, step_times = run(d, lambda ck, real: real(ck))
-    ck = [q for q in (d / "sft").iterdir() if q.name.startswith("checkpoint-")]
+    ck = list_checkpoints(d / "sft")
     size = sum(f.stat().st_size for f in ck[0].rglob("*") if f.is_file()) if ck else 0
     if out_dir is None: shutil.rmtree(d, ignore_errors=True)
     save_mean = sum(saves) / max(1, len(saves))
