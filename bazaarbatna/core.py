@@ -214,7 +214,7 @@ class Policy(Protocol):
 INVALID_ACTION_PENALTY = -0.1  # reward for an action that fails to parse or is not allowed now
 MAX_INVALID_ACTIONS = 5        # invalid actions in one episode before it ends as a timeout
 
-# %% ../nbs/00_core.ipynb #5ee74716
+# %% ../nbs/00_core.ipynb #895a6b6b
 def rounds_left(obs: dict) -> int | None:
     "Rounds left in the episode, counting the current one, however the observation states it (None when it does not)."
     if not isinstance(obs, dict): return None

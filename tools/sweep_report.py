@@ -3,6 +3,7 @@ Usage: python tools/sweep_report.py training/runs/h100-sweep   (prints markdown,
 import json, sys
 from pathlib import Path
 from bazaarbatna.train.pipeline import best_scripted
+from trials_report import ci   # tools/ is on the path when this runs as a script
 
 def row(summary: dict, policy: str) -> dict | None:
     return next((r for r in summary["rows"] if r["policy"] == policy), None)
@@ -13,8 +14,6 @@ def field(summary: dict) -> list[dict]:
 
 def paired(summary: dict, a: str, b: str | None) -> dict | None:
     return next((p for p in summary["paired"] if (p["a"], p["b"]) == (a, b)), None)
-
-def ci(x, lo, hi): return f"{x:+.3f} [{lo:+.3f}, {hi:+.3f}]"
 
 def collect(root: Path) -> list[dict]:
     runs = []

@@ -97,6 +97,7 @@ def train_dpo(out_dir,                        # run folder; writes out_dir/dpo a
               hub_repo: str | None = None,
               dataset=None,                   # a ready prompt/chosen/rejected dataset (skips pair generation)
               offset: int = 2000,             # where in TRAIN_SEEDS the pair scenarios start
+              seed: int = 0,                  # the seed of the rollouts' sampling and of the trainer
              ) -> dict:
     "DPO on judged pairs from two-temperature rollouts; returns a summary dict."
     from datasets import Dataset
@@ -111,7 +112,7 @@ def train_dpo(out_dir,                        # run folder; writes out_dir/dpo a
         rows = []
         seeds = list(TRAIN_SEEDS[offset:offset + n_seeds])
         for ar in arenas:
-            pol = LLMPolicy(ar, model=adapter or model, compact=compact, max_new_tokens=p.max_completion_len, seed=0)
+            pol = LLMPolicy(ar, model=adapter or model, compact=compact, max_new_tokens=p.max_completion_len, seed=seed)
             prs, c = preference_pairs(ar, pol, (tasks or {}).get(ar), seeds, temperatures, compact)
             rows += prs; counts[ar] = c
         if not rows: raise RuntimeError(f"no preference pairs (every scenario judged a tie): {counts}")
@@ -119,7 +120,7 @@ def train_dpo(out_dir,                        # run folder; writes out_dir/dpo a
     m, tok, peft_cfg = load_for_training(p, model, adapter=adapter)
     ref = load_policy_model(str(adapter))[0] if adapter else None   # the frozen starting policy (merged)
     kw = trainer_kwargs(p); kw["learning_rate"] = learning_rate
-    args = DPOConfig(output_dir=str(stage_dir), max_steps=steps, beta=beta, max_length=p.max_seq_len, seed=0,
+    args = DPOConfig(output_dir=str(stage_dir), max_steps=steps, beta=beta, max_length=p.max_seq_len, seed=seed,
                      lr_scheduler_type="constant", **kw, **checkpoint_args())
     tr = DPOTrainer(model=m, ref_model=ref, args=args, train_dataset=dataset, processing_class=tok, peft_config=peft_cfg)
     t0 = time.time()
@@ -127,4 +128,4 @@ def train_dpo(out_dir,                        # run folder; writes out_dir/dpo a
     final = stage_dir / "final"
     save_adapter(tr, tok, final, compact, stage="dpo", arenas=list(arenas))
     return {"stage": "dpo", "adapter": str(final), "pairs": len(dataset), "pair_counts": counts, "steps": tr.state.global_step,
-            "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "dpo")), "profile": p.name}
+            "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, "dpo")), "profile": p.name, "seed": seed}

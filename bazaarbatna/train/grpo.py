@@ -295,6 +295,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                last_rounds: int | None = None,    # train only on decision points with at most this many rounds left
                beta: float = 0.0,                 # KL penalty towards the starting model (the SFT adapter's, when one is given)
                recollect_every: int | None = None,  # with `on_policy_states`: collect the states again from the model in training every this many steps
+               seed: int = 0,                     # the trainer's seed (sampling of the completions, data order)
               ) -> dict:
     "GRPO on live-env rewards; returns a summary dict."
     from trl import GRPOConfig, GRPOTrainer
@@ -330,7 +331,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
         if not states: raise ValueError(f"no training states: no episode of {n_seeds} seeds reaches the last {last_rounds} round(s); use more seeds or a larger last_rounds")
         n_states.append(len(states))
         args = GRPOConfig(output_dir=str(stage_dir), max_steps=end, num_generations=G, max_completion_length=p.max_completion_len,
-                          temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), use_vllm=vllm, seed=0, lr_scheduler_type="constant",
+                          temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), use_vllm=vllm, seed=seed, lr_scheduler_type="constant",
                           **kw, **checkpoint_args())
         reward = EnvReward(states, G, continuation)
         tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
@@ -346,4 +347,4 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
             "seconds": round(trained_s, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
             "num_generations": G, "continuation": continuation, "vllm": vllm,
             "temperature": temperature, "scale_rewards": scale_rewards, "on_policy_states": on_policy_states, "last_rounds": last_rounds, "beta": beta,
-            "recollect_every": recollect_every}
+            "recollect_every": recollect_every, "seed": seed}

@@ -23,7 +23,7 @@ def recipes_dir() -> Path:
     return Path("training") / "configs"
 
 RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level)
-    "": {"profile", "model", "compact", "notes", "profile_overrides", "sft", "dagger", "grpo", "dpo", "eval", "train_tasks", "eval_tasks"},
+    "": {"profile", "model", "compact", "seed", "notes", "profile_overrides", "sft", "dagger", "grpo", "dpo", "eval", "train_tasks", "eval_tasks"},
     "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "closing_repeats"},
     "dagger": {"steps", "learning_rate"},
     "grpo": {"steps", "prompts_per_step", "learning_rate", "n_seeds", "max_per_episode", "continuation", "temperature",
@@ -40,6 +40,9 @@ def check_recipe(rec: dict, source: str = "recipe") -> dict:
         where = f"[{section}]" if section else "the top level"
         if not isinstance(d, dict): raise ValueError(f"{source}: {where} must be a table, got {d!r}")
         if bad := sorted(set(d) - known): raise ValueError(f"{source}: unknown key(s) {bad} in {where}; known: {sorted(known)}")
+    seed = rec.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"{source}: seed must be a whole number >= 0 (the training seed of every stage), got {seed!r}")
     return rec
 
 def load_recipe(name_or_path: str) -> dict:
@@ -199,14 +202,15 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
     if model in (None, "default"): model = rec.get("model", p.model)
     compact = bool(rec.get("compact", False))  # prompt style, the same for every stage
+    seed = rec.get("seed", 0)                  # the training seed of every stage
     res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
-           "out_dir": str(out), "compact": compact}
+           "out_dir": str(out), "compact": compact, "seed": seed}
     def say(msg): print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
     sft_dir, dagger_dir, grpo_dir, dpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo", "dpo"))
     sr, dg = rec.get("sft", {}), rec.get("dagger")
     imitation = dict(model=model, profile=p, arenas=arenas, n_seeds=sr.get("n_seeds", 8), resume=resume, hub_repo=hub_repo,
                      tasks=rec.get("train_tasks"), compact=compact, max_per_action=sr.get("max_per_action"),
-                     closing_repeats=sr.get("closing_repeats", 1))   # what SFT and its DAgger round share
+                     closing_repeats=sr.get("closing_repeats", 1), seed=seed)   # what SFT and its DAgger round share
     if stage in ("sft", "all"):
         from bazaarbatna.train.sft import train_sft
         n = steps if stage == "sft" and steps else sft_steps or sr["steps"]
@@ -233,7 +237,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                                  continuation=g.get("continuation", CONTINUATION),
                                  temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
                                  on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0),
-                                 recollect_every=g.get("recollect_every"))
+                                 recollect_every=g.get("recollect_every"), seed=seed)
     d = rec.get("dpo", {})
     if stage == "dpo" or (stage == "all" and d.get("enabled", False)):
         from bazaarbatna.train.dpo import train_dpo
@@ -242,7 +246,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
         say(f"DPO: {n} steps from {adapter or 'the base model'}")
         res["dpo"] = train_dpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n, n_seeds=d.get("n_seeds", 8),
                                beta=d.get("beta", 0.1), learning_rate=d.get("learning_rate", 5e-5), compact=compact,
-                               resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"))
+                               resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), seed=seed)
     if stage in ("eval", "all"):
         models = {"base": model}
         if sft_dir.exists(): models["sft"] = str(sft_dir)

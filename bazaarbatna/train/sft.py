@@ -137,6 +137,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
               adapter: str | None = None,        # an adapter folder to keep training instead of a new LoRA
               dagger: bool = False,              # `adapter` also plays the training seeds; the teacher labels its states
               stage: str = "sft",                # names the stage folder and curve ("dagger" for a DAgger round)
+              seed: int = 0,                     # the trainer's seed (data order, dropout): compare recipes over several
              ) -> dict:
     "Fine-tune a LoRA adapter on expert traces; returns a summary dict."
     if dagger and not adapter: raise ValueError("dagger=True needs the adapter whose states the teacher labels")
@@ -155,7 +156,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     longest = check_fits(ds, tok, p.max_seq_len)   # before any step: a cut sample would teach nothing
     kw = trainer_kwargs(p)
     if learning_rate: kw["learning_rate"] = learning_rate
-    args = SFTConfig(output_dir=str(stage_dir), max_steps=steps, max_length=p.max_seq_len, seed=0,
+    args = SFTConfig(output_dir=str(stage_dir), max_steps=steps, max_length=p.max_seq_len, seed=seed,
                      lr_scheduler_type="cosine", warmup_steps=max(1, steps // 20), **kw, **checkpoint_args())
     tr = SFTTrainer(model=m, args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
     t0 = time.time()
@@ -164,4 +165,4 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     final = stage_dir / "final"
     save_adapter(tr, tok, final, compact, stage=stage, arenas=list(arenas))
     return {"stage": stage, "adapter": str(final), "samples": len(ds), "longest_sample": longest, "steps": tr.state.global_step,
-            "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, stage)), "profile": p.name}
+            "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, stage)), "profile": p.name, "seed": seed}

@@ -10,7 +10,7 @@ seeds because it offers a low rung in the last round instead of the expert's ~98
 import runpy, sys
 from pathlib import Path
 import bazaarbatna.agents as agents
-from bazaarbatna.train.grpo import rounds_left
+from bazaarbatna.core import rounds_left
 
 LAST = "Last round: if the seller refuses this offer, there is no deal."
 
