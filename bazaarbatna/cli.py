@@ -103,7 +103,7 @@ def cmd_train(args):
     "SFT, GRPO, DPO or all three, with a checkpoint every step."
     from bazaarbatna.train.pipeline import run_pipeline
     kw = dict(stage=args.stage, profile=args.profile, model=args.model, arena=args.arena, out_dir=args.out,
-              recipe=args.recipe, threads=args.threads)
+              recipe=args.recipe, threads=args.threads, hub_repo=args.hub_repo)
     if args.threads is not None and args.threads < 1: raise ValueError(f"--threads must be at least 1, got {args.threads}")
     if args.steps: kw["steps"] = args.steps
     return run_pipeline(**kw)
@@ -189,11 +189,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8000); s.add_argument("--max-sessions", type=int, default=64)
     s = add("train", cmd_train, "train: sft | dagger | grpo | dpo | all, a checkpoint every step")
     s.add_argument("stage", choices=["sft", "dagger", "grpo", "dpo", "eval", "all"])
-    s.add_argument("--profile", default="auto"); s.add_argument("--model", default="embedded")
+    s.add_argument("--profile", default="auto")
+    s.add_argument("--model", help="a HF model name or local folder; default: the recipe's model (the t4 recipe's 3B model on a T4, the embedded model on CPU)")
     s.add_argument("--arena", default="both", choices=["bazaar", "market", "both"])
     s.add_argument("--out", default="runs/latest"); s.add_argument("--steps", type=int)
     s.add_argument("--recipe", help="a recipe name in training/configs (e.g. cpu_record_market) or a TOML path; default: the profile's")
     s.add_argument("--threads", type=int, help="torch threads (e.g. 1 on a shared CPU)")
+    s.add_argument("--hub-repo", help="also push each checkpoint to this Hugging Face Hub repo (off by default; needs network and a token)")
     return p
 
 # %% ../nbs/90_cli.ipynb #753971a7

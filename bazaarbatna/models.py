@@ -11,9 +11,9 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['EMBEDDED', 'EMBEDDED_MODULE', 'INSTALL_HINT', 'END_OF_TURN_TOKENS', 'GEN_STATS', 'EmbeddedModelMissing',
-           'embedded_gguf', 'cache_dir', 'embedded_model_dir', 'resolve_model', 'load_model', 'end_of_turn_ids',
-           'is_checkpointing', 'set_checkpointing', 'generation_mode', 'json_stop', 'reset_gen_stats', 'cache_kwarg',
-           'chat_generate']
+           'embedded_gguf', 'cache_dir', 'embedded_model_dir', 'resolve_model', 'load_model', 'template_end_of_turn',
+           'end_of_turn_ids', 'is_checkpointing', 'set_checkpointing', 'generation_mode', 'json_stop',
+           'reset_gen_stats', 'cache_kwarg', 'chat_generate']
 
 # %% ../nbs/01_models.ipynb #2913d148
 EMBEDDED = "embedded"
@@ -83,14 +83,25 @@ def load_model(name: str = EMBEDDED,  # "embedded", a HF hub id, or a local fold
 # %% ../nbs/01_models.ipynb #f54603f9
 END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>",
                       "<|end_of_text|>", "</s>", "<|return|>", "<|END_OF_TURN_TOKEN|>", "<|assistant_end|>")
+_PROBE = [{"role": "user", "content": "USER_MSG_X"}, {"role": "assistant", "content": "ASSISTANT_MSG_Y"}]
+
+def template_end_of_turn(tokenizer) -> list[str]:
+    "The special token the chat template writes right after an assistant message (`[]` if none, or no usable template)."
+    try: text = tokenizer.apply_chat_template(_PROBE, tokenize=False)
+    except Exception: return []  # no template, or one that rejects the probe
+    if not isinstance(text, str) or "ASSISTANT_MSG_Y" not in text: return []
+    tail = text.split("ASSISTANT_MSG_Y", 1)[1].split("USER_MSG_X", 1)[0].lstrip()
+    vocab = tokenizer.get_vocab()
+    specials = {*tokenizer.get_added_vocab(), *tokenizer.all_special_tokens}
+    return [t for t in sorted(specials, key=len, reverse=True) if t and t in vocab and tail.startswith(t)][:1]
 
 def end_of_turn_ids(tokenizer) -> list[int]:
-    "Every end-of-turn / end-of-sequence token id the tokenizer has, EOS first, without duplicates."
+    "Every end-of-turn / end-of-sequence token id the tokenizer has (template's, fixed list's), EOS first, no duplicates."
     ids = []
     eos = tokenizer.eos_token_id
     ids += eos if isinstance(eos, list) else ([eos] if eos is not None else [])
     vocab = tokenizer.get_vocab()
-    ids += [vocab[t] for t in END_OF_TURN_TOKENS if t in vocab]
+    ids += [vocab[t] for t in (*template_end_of_turn(tokenizer), *END_OF_TURN_TOKENS) if t in vocab]
     return list(dict.fromkeys(i for i in ids if i is not None))
 
 # %% ../nbs/01_models.ipynb #efe6fb2f

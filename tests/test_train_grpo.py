@@ -2,7 +2,9 @@
 import pytest
 from bazaarbatna.arenas import get_arena
 from bazaarbatna.train.grpo import collect_states, score_reply, replay_score, EnvReward, FORMAT_BONUS, HOLD, CONTINUATION
-from bazaarbatna.agents import reply_json
+from bazaarbatna.agents import reply_json, parse_reply, guard_action
+from bazaarbatna.arenas import make_policy
+from bazaarbatna.core import extract_json
 
 def _replies(state):
     a = get_arena(state.arena)
@@ -27,6 +29,32 @@ def test_reward_equals_independent_replay(arena, tasks):
             assert a == pytest.approx(b, abs=1e-9), (st.task, st.seed, text, a, b)
             n += 1
     assert n >= 30
+
+def _written_out(st, text):
+    """The reward as the issue states it, written here from the public API alone (none of the GRPO module's scoring
+    code): a fresh env from the episode's seed, the actions that led to the state, the reply as the agent sends it
+    (parsed and guarded, or the raw text when it does not parse), then the expert to the end; plus the format bonus."""
+    env = get_arena(st.arena).make_env(st.task, seed=st.seed)
+    obs = env.reset(seed=st.seed)
+    for a in st.prefix: obs = env.step(a).observation
+    a, _ = parse_reply(st.arena, text, obs=obs)
+    r = env.step(guard_action(st.arena, a, obs) if a is not None else text)
+    total = r.reward + (FORMAT_BONUS if a is not None and extract_json(text)[1] else 0.0)
+    pol = make_policy(st.arena, "expert"); pol.reset(st.seed)
+    while not r.done:
+        r = env.step(pol.act(r.observation)); total += r.reward
+    return total
+
+@pytest.mark.parametrize("arena,tasks", [("bazaar", ["single_deal", "read_the_tells"]), ("market", ["single_trade", "market_round"])])
+def test_reward_equals_the_episode_written_out(arena, tasks):
+    assert CONTINUATION == "expert"
+    states = collect_states(arena, tasks, seeds=[3, 4], max_per_episode=3)
+    n = 0
+    for st in states[::2]:
+        for text in _replies(st):
+            assert score_reply(st, text)["reward"] == pytest.approx(_written_out(st, text), abs=1e-9), (st.task, st.seed, text)
+            n += 1
+    assert n >= 20
 
 def test_reward_parts_and_metrics():
     states = collect_states("bazaar", ["single_deal"], seeds=[3], max_per_episode=2)

@@ -210,6 +210,9 @@ class StepCheckpointer(TrainerCallback):
         self.trainer, self.keep, self.every, self.hub_repo, self.background = trainer, keep, every, hub_repo, background
         self.save_seconds: list[float] = []   # how long each save held training up
         self._after_log, self._writer, self._error, self._copies = False, None, None, HostCopies()
+        import threading
+        self._push_lock, self._pusher, self._push_next, self._uploading = threading.Lock(), None, None, None
+        self.push_errors: list[str] = []      # uploads that failed (training went on)
 
     def on_step_end(self, args, state, control, **kw):
         if state.global_step % self.every: return
@@ -223,6 +226,7 @@ class StepCheckpointer(TrainerCallback):
         self.wait()
         if state.global_step and not (Path(args.output_dir) / f"checkpoint-{state.global_step}").exists(): self.save()
         self.wait()
+        self.wait_for_push()
 
     def wait(self):
         "Return once the background write (if any) is on disk; raise its error if it failed."
@@ -264,17 +268,45 @@ class StepCheckpointer(TrainerCallback):
         final = out / f"checkpoint-{step}"
         if final.exists(): shutil.rmtree(final)
         if self.keep > 1:             # make room first: a kill at any moment leaves at most `keep`, at least one
-            for old in list_checkpoints(out)[:1 - self.keep]: shutil.rmtree(old, ignore_errors=True)
+            self._prune(list_checkpoints(out)[:1 - self.keep])
         os.replace(stage / f"checkpoint-{step}", final)
         shutil.rmtree(stage, ignore_errors=True)
-        for old in list_checkpoints(out)[:-self.keep]: shutil.rmtree(old, ignore_errors=True)   # keep == 1: after the rename
+        self._prune(list_checkpoints(out)[:-self.keep])   # keep == 1: after the rename
         if self.hub_repo: self._push(final)
 
+    def _prune(self, old: list):
+        "Delete the checkpoints in `old`, except one being pushed to the Hub or waiting for it (a later save prunes it)."
+        with self._push_lock: busy = {self._uploading, self._push_next}
+        for p in old:
+            if p not in busy: shutil.rmtree(p, ignore_errors=True)
+
     def _push(self, folder):
+        "Upload `folder` to the Hub (as `last-checkpoint`) in a thread. While one upload runs, only the newest checkpoint waits."
         import threading
-        from huggingface_hub import upload_folder
-        threading.Thread(target=upload_folder, daemon=True,
-                         kwargs=dict(repo_id=self.hub_repo, folder_path=str(folder), path_in_repo="last-checkpoint")).start()
+        with self._push_lock:
+            self._push_next = folder
+            if self._pusher is None or not self._pusher.is_alive():
+                self._pusher = threading.Thread(target=self._push_loop, name="hub-push"); self._pusher.start()
+
+    def _push_loop(self):
+        import sys
+        while True:
+            with self._push_lock:
+                folder, self._push_next, self._uploading = self._push_next, None, self._push_next
+                if folder is None: self._pusher = None; return
+            try:
+                from huggingface_hub import upload_folder
+                upload_folder(repo_id=self.hub_repo, folder_path=str(folder), path_in_repo="last-checkpoint")
+            except Exception as e:   # a network or auth failure must not stop training; it is reported, and the next save tries again
+                self.push_errors.append(f"{folder.name}: {e!r}")
+                print(f"[bazaarbatna] pushing {folder.name} to the Hub repo {self.hub_repo} failed: {e!r}; training goes on",
+                      file=sys.stderr, flush=True)
+            finally:
+                with self._push_lock: self._uploading = None
+
+    def wait_for_push(self):
+        "Return once no upload to the Hub is running or waiting (the end of training waits for the last checkpoint's)."
+        while (t := self._pusher) is not None and t.is_alive(): t.join()
 
 # %% ../../nbs/51_train_checkpoints.ipynb #613cf6f4
 def checkpoint_args() -> dict:

@@ -12,7 +12,8 @@ from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
 __all__ = ['RECIPE_KEYS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'best_scripted',
-           'eval_table', 'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout', 'bench_checkpoint']
+           'eval_table', 'reward_trajectory', 'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout',
+           'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -136,6 +137,20 @@ def _series(recs, key):
         xs.append(r["step"]); ys.append(r[key])
     return xs, ys
 
+def reward_trajectory(a, grpo: list, window: int = 5):
+    "GRPO's batch reward per step (dots), its rolling mean over `window` steps, and the ± within-batch std band."
+    recs = [r for r in grpo if not r.get("event") and "reward" in r]
+    a.set_title(f"GRPO: reward trajectory (mean of {window} steps, ± batch std)"); a.set_xlabel("step")
+    if not recs: a.text(.5, .5, "no data", ha="center", transform=a.transAxes); return
+    xs, ys, sd = [r["step"] for r in recs], [r["reward"] for r in recs], [r.get("reward_std", 0.0) for r in recs]
+    roll = [sum(ys[max(0, i - window + 1):i + 1]) / len(ys[max(0, i - window + 1):i + 1]) for i in range(len(ys))]
+    a.fill_between(xs, [y - s for y, s in zip(ys, sd)], [y + s for y, s in zip(ys, sd)], color="tab:blue", alpha=.15, label="± batch std")
+    a.plot(xs, ys, ".", color="tab:blue", alpha=.6, label="batch reward")
+    a.plot(xs, roll, color="tab:red", label=f"rolling mean ({window})")
+    for r in grpo:
+        if r.get("event") == "resume": a.axvline(r["step"], ls=":", c="grey")
+    a.legend(fontsize=7)
+
 def plot_dashboard(run_dir,                 # a run folder holding *_training_curve.json
                    out: str | None = "dashboard.png",  # file name inside run_dir (None: don't save)
                   ):
@@ -163,8 +178,12 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
     end = max((r["step"] for r in sft), default=0)   # DAgger continues SFT: its records follow on SFT's steps
     imitation = sft + [{**r, "step": r["step"] + end} for r in dagger]
     then = f", DAgger from step {end + 1}" if dagger else ""
-    panel(ax[1, 0], imitation, [("loss", "SFT loss")], f"SFT{then}: loss (log)", log=True)
-    panel(ax[1, 1], imitation, [("mean_token_accuracy", "token accuracy")], f"SFT{then}: completion token accuracy")
+    panel(ax[1, 0], imitation, [("loss", "SFT loss")], f"SFT{then}: loss (log), token accuracy", log=True)
+    xs, ys = _series(imitation, "mean_token_accuracy")
+    if xs:
+        acc = ax[1, 0].twinx(); acc.plot(xs, ys, color="tab:green", lw=.8); acc.set_ylim(0, 1.02)
+        acc.set_ylabel("completion token accuracy", color="tab:green", fontsize=8)
+    reward_trajectory(ax[1, 1], grpo)
     for recs, lab in ((sft, "SFT"), (dagger, "DAgger"), (grpo, "GRPO"), (dpo, "DPO")):   # one line per stage, each on its own steps
         xs, ys = _series(recs, "learning_rate")
         if xs: ax[1, 2].plot(xs, ys, label=lab)
@@ -179,7 +198,7 @@ STAGES = ("sft", "dagger", "grpo", "dpo", "eval", "all")   # in the order "all" 
 
 def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo", "eval" or "all" (sft → [dagger] → grpo → [dpo] → eval, as the recipe says)
                  profile: str = "auto",         # profile name or "auto"
-                 model: str = "embedded",       # base model
+                 model: str | None = None,      # base model (default: the recipe's, e.g. the t4 recipe's 3B model)
                  arena: str = "all",            # "bazaar", "market" or "all" (alias "both")
                  out_dir="training/runs/cpu-smollm2",
                  steps: int | None = None,      # steps for a single stage (overrides the recipe)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, asdict, replace
 # %% auto #0
 __all__ = ['PROFILES', 'SETTING_CHOICES', 'Profile', 'Hardware', 'select_profile', 'detect_hardware', 'check_profile_setting',
            'get_profile', 'trainer_kwargs', 'loader_plan', 'unsloth_available', 'vllm_available', 'grpo_uses_vllm',
-           'lora_layer_indices', 'lora_config', 'load_for_training']
+           'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -176,18 +176,28 @@ def load_for_training(p: Profile,            # the profile
                       adapter: str | None = None,  # a LoRA adapter folder to keep training (then no peft_config)
                      ):                       # (model, tokenizer, peft_config or None)
     "Load `model` as the profile says (unsloth, transformers + 4-bit, or plain transformers), with `adapter` on it, trainable."
-    m, tok, peft_cfg = _load_base_for_training(p, model, hw or detect_hardware())
-    if not adapter: return m, tok, peft_cfg
+    plan = loader_plan(p, hw or detect_hardware(), unsloth_available())
+    how = adapter_plan(plan, adapter)
+    m, tok, peft_cfg = _load_base_for_training(p, model, plan, adapter if how == "unsloth" else None)
+    if how != "peft": return m, tok, peft_cfg
     from peft import PeftModel
     return PeftModel.from_pretrained(m, str(adapter), is_trainable=True), tok, None
 
-def _load_base_for_training(p: Profile, model: str | None, hw: Hardware):
+def adapter_plan(plan: str,                # `loader_plan`'s answer
+                 adapter: str | None,      # an adapter folder to keep training, or None
+                ) -> str:                  # "none", "unsloth" or "peft"
+    """How an adapter to keep training goes on the model (pure): unsloth's loader reads the adapter folder itself (base
+    and adapter, with its kernels; its `get_peft_model` then keeps that adapter instead of adding a fresh one); otherwise
+    PEFT puts it on the loaded base, trainable."""
+    if not adapter: return "none"
+    return "unsloth" if plan == "unsloth" else "peft"
+
+def _load_base_for_training(p: Profile, model: str | None, plan: str, adapter: str | None = None):
     name = model or p.model
-    plan = loader_plan(p, hw, unsloth_available())
     if plan == "unsloth":
         import torch
         from unsloth import FastLanguageModel  # CUDA only; imported lazily
-        m, tok = FastLanguageModel.from_pretrained(model_name=name, max_seq_length=p.max_seq_len,
+        m, tok = FastLanguageModel.from_pretrained(model_name=str(adapter) if adapter else name, max_seq_length=p.max_seq_len,
                                                    load_in_4bit=p.load_in_4bit, dtype=getattr(torch, p.dtype))
         m = FastLanguageModel.get_peft_model(m, r=p.lora_r, lora_alpha=p.lora_alpha, lora_dropout=p.lora_dropout,
                                              target_modules=list(p.target_modules),
