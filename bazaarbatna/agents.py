@@ -18,7 +18,7 @@ __all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'RUNG_REPLY', 'OFFER_MESSAG
            'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'rung_action', 'LadderPolicy',
            'MenuTeacher', 'offer_message', 'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text',
            'offer_price', 'market_menu_lines', 'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style',
-           'adapter_base', 'load_policy_model', 'LLMPolicy', 'rollout_batch']
+           'adapter_base', 'load_policy_model', 'release_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -474,6 +474,15 @@ def load_policy_model(model: str = "embedded",  # name, hub id, folder or adapte
     else: m, tok = load_model(str(model), device=device)
     _MODELS[key] = (m, tok)
     return m, tok
+
+def release_policy_model(model: str = "embedded", device: str | None = None) -> bool:
+    "Drop `model` from `load_policy_model`'s cache (and the GPU's memory): an evaluation of several 3B stages on a T4 holds one at a time."
+    found = _MODELS.pop((str(model), device), None) is not None
+    if found:
+        import gc, torch
+        gc.collect()
+        if torch.cuda.is_available(): torch.cuda.empty_cache()
+    return found
 
 class LLMPolicy:
     "A negotiating policy backed by a chat LLM; `act_batch` serves many episodes with one generate call."

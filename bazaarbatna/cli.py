@@ -101,6 +101,8 @@ def cmd_serve(args):
 
 def cmd_train(args):
     "SFT, GRPO, DPO or all three, with a checkpoint every step."
+    from bazaarbatna.train.profiles import preload_unsloth
+    preload_unsloth(args.profile)   # before transformers and TRL load (a no-op unless this profile loads through unsloth)
     from bazaarbatna.train.pipeline import run_pipeline
     kw = dict(stage=args.stage, profile=args.profile, model=args.model, arena=args.arena, out_dir=args.out,
               recipe=args.recipe, threads=args.threads, hub_repo=args.hub_repo)

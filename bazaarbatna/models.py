@@ -71,7 +71,7 @@ def load_model(name: str = EMBEDDED,  # "embedded", a HF hub id, or a local fold
     path = resolve_model(name)
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     if dtype is None:
-        dtype = torch.float32 if device == "cpu" else (torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16)
+        dtype = torch.float32 if device == "cpu" else (torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16)   # a T4 emulates bf16, slowly
     tok = AutoTokenizer.from_pretrained(path)
     if tok.pad_token is None: tok.pad_token = tok.eos_token
     tok.padding_side = "left"

@@ -33,6 +33,9 @@ def test_loader_plans():
     for name in PROFILES:                                  # on CPU: never unsloth, never 4-bit
         assert loader_plan(PROFILES[name], cpu, unsloth_ok=True) == "transformers"
     assert loader_plan(get_profile("t4", use_unsloth=False), t4, True) == "transformers-4bit"
+    assert loader_plan(PROFILES["cpu"], t4, unsloth_ok=True) == "transformers"   # the cpu profile on a GPU machine
+    p100 = Hardware(True, "Tesla P100-PCIE-16GB", 16.0, (6, 0))                  # Kaggle's P100: no unsloth kernels
+    assert loader_plan(PROFILES["t4"], p100, unsloth_ok=True) == "transformers-4bit"
 
 def test_overrides_and_errors():
     assert get_profile("l4", lora_r=64).lora_r == 64

@@ -212,6 +212,7 @@ class StepCheckpointer(TrainerCallback):
         self._after_log, self._writer, self._error, self._copies = False, None, None, HostCopies()
         import threading
         self._push_lock, self._pusher, self._push_next, self._uploading = threading.Lock(), None, None, None
+        self._repo_made = False
         self.push_errors: list[str] = []      # uploads that failed (training went on)
 
     def on_step_end(self, args, state, control, **kw):
@@ -295,7 +296,9 @@ class StepCheckpointer(TrainerCallback):
                 folder, self._push_next, self._uploading = self._push_next, None, self._push_next
                 if folder is None: self._pusher = None; return
             try:
-                from huggingface_hub import upload_folder
+                from huggingface_hub import create_repo, upload_folder
+                if not self._repo_made:   # a new repo is private; an existing one is left as it is
+                    create_repo(self.hub_repo, exist_ok=True, private=True); self._repo_made = True
                 upload_folder(repo_id=self.hub_repo, folder_path=str(folder), path_in_repo="last-checkpoint")
             except Exception as e:   # a network or auth failure must not stop training; it is reported, and the next save tries again
                 self.push_errors.append(f"{folder.name}: {e!r}")

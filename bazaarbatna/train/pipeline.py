@@ -51,7 +51,11 @@ def load_recipe(name_or_path: str) -> dict:
     import tomllib
     p = Path(name_or_path)
     if not p.exists(): p = recipes_dir() / f"{name_or_path}.toml"
-    if not p.exists(): raise ValueError(f"no recipe {name_or_path!r}; found {sorted(x.stem for x in recipes_dir().glob('*.toml'))}")
+    if not p.exists():
+        found = sorted(x.stem for x in recipes_dir().glob("*.toml"))
+        if not found: raise ValueError(f"no recipe {name_or_path!r}: the recipes live in the repository's training/configs, which {recipes_dir()} "
+                                       "is not; run from a clone (git clone https://github.com/bazaarbatna/bazaarbatna) or pass a TOML path")
+        raise ValueError(f"no recipe {name_or_path!r}; found {found}")
     return check_recipe(tomllib.loads(p.read_text()), str(p))
 
 # %% ../../nbs/55_train_pipeline.ipynb #c73aed54
@@ -68,7 +72,7 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
                    ) -> dict:
     "Play LLM stages and the scripted field on eval seeds; write records and a summary per arena."
     from bazaarbatna.arenas import get_arena
-    from bazaarbatna.agents import LLMPolicy, rollout_batch
+    from bazaarbatna.agents import LLMPolicy, rollout_batch, release_policy_model
     from bazaarbatna.core import Transcript
     from bazaarbatna.evaluate import EVAL_SEEDS, summarize, paired_difference, save_transcript, _stem
     seeds = list(EVAL_SEEDS[:n_seeds])
@@ -80,6 +84,7 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
         for label, m in models.items():
             pol = LLMPolicy(arena, model=m, temperature=0.0, max_new_tokens=max_new_tokens, name=label, compact=compact)
             for t in ts: recs += rollout_batch(arena, t, seeds, pol, progress=progress, policy_name=label, keep_transcripts=True)
+            del pol; release_policy_model(m)   # one stage's model in memory at a time
         if scripted:
             for pname in a.POLICIES:
                 for t in ts: recs += rollout_batch(arena, t, seeds, pname, progress=False, policy_name=pname, keep_transcripts=False)
@@ -274,7 +279,8 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
         if dpo_dir.exists(): models["+dpo"] = str(dpo_dir)
         say(f"evaluating {list(models)} on held-out seeds")
         ev = evaluate_models(out, models, arenas, n_seeds=eval_seeds or rec.get("eval", {}).get("seeds", 10),
-                             tasks=rec.get("eval_tasks"), compact=compact)
+                             tasks=rec.get("eval_tasks"), compact=compact,
+                             max_new_tokens=max(64, p.max_completion_len))   # a reply as long as the stages were trained to write
         res["eval"] = {a: str(out / "eval" / a / "summary.json") for a in ev}
         for a in ev: print("\n" + eval_table(ev[a]), flush=True)
     if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo", "dpo")):

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, asdict, replace
 
 # %% auto #0
 __all__ = ['PROFILES', 'SETTING_CHOICES', 'Profile', 'Hardware', 'select_profile', 'detect_hardware', 'check_profile_setting',
-           'get_profile', 'trainer_kwargs', 'loader_plan', 'unsloth_available', 'vllm_available', 'grpo_uses_vllm',
-           'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
+           'get_profile', 'trainer_kwargs', 'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_available',
+           'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -137,13 +137,26 @@ def loader_plan(p: Profile,            # the profile
                 unsloth_ok: bool,      # is unsloth importable?
                ) -> str:               # "unsloth", "transformers-4bit" or "transformers"
     "Which loading path `load_for_training` takes (pure)."
-    if p.use_unsloth and hw.cuda and unsloth_ok: return "unsloth"
-    if p.load_in_4bit and hw.cuda: return "transformers-4bit"
+    gpu = hw.cuda and p.device == "cuda"   # a cpu profile stays on the CPU path on a GPU machine
+    if p.use_unsloth and gpu and tuple(hw.capability) >= (7, 0) and unsloth_ok: return "unsloth"   # its kernels need Volta or newer
+    if p.load_in_4bit and gpu: return "transformers-4bit"
     return "transformers"
 
 def unsloth_available() -> bool:
     "Is unsloth installed? (checked without importing it; it raises at import on CPU)"
     return importlib.util.find_spec("unsloth") is not None
+
+def preload_unsloth(profile="auto") -> bool:
+    """Import unsloth now when `profile` will load through it (`loader_plan`): unsloth patches transformers and TRL as
+    it is imported, so it must come before them. The CLI's `train` and `02_train.ipynb` call it first; True if imported."""
+    import sys
+    p = profile if isinstance(profile, Profile) else get_profile(profile)
+    if loader_plan(p, detect_hardware(), unsloth_available()) != "unsloth": return False
+    if {"transformers", "trl", "peft"} & set(sys.modules):
+        print("[bazaarbatna] unsloth is imported after transformers/TRL/PEFT were: some of its patches may not apply "
+              "(call preload_unsloth before importing them)", file=sys.stderr, flush=True)
+    import unsloth  # noqa: F401
+    return True
 
 # %% ../../nbs/50_train_profiles.ipynb #405bc25e
 def vllm_available() -> bool:
@@ -193,7 +206,8 @@ def adapter_plan(plan: str,                # `loader_plan`'s answer
     return "unsloth" if plan == "unsloth" else "peft"
 
 def _load_base_for_training(p: Profile, model: str | None, plan: str, adapter: str | None = None):
-    name = model or p.model
+    from bazaarbatna.models import resolve_model
+    name = resolve_model(model or p.model)   # "embedded" -> the converted folder, on every path
     if plan == "unsloth":
         import torch
         from unsloth import FastLanguageModel  # CUDA only; imported lazily
