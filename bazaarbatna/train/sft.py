@@ -156,7 +156,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     longest = check_fits(ds, tok, p.max_seq_len)   # before any step: a cut sample would teach nothing
     kw = trainer_kwargs(p)
     if learning_rate: kw["learning_rate"] = learning_rate
-    args = SFTConfig(output_dir=str(stage_dir), max_steps=steps, max_length=p.max_seq_len, seed=seed,
+    args = SFTConfig(output_dir=str(stage_dir), max_steps=steps, max_length=p.max_seq_len, seed=seed, completion_only_loss=True,
                      lr_scheduler_type="cosine", warmup_steps=max(1, steps // 20), **kw, **checkpoint_args())
     tr = SFTTrainer(model=m, args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
     t0 = time.time()
