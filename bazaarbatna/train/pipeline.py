@@ -6,14 +6,14 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/train_pipeline.html.md"""
 
 # %% ../../nbs/55_train_pipeline.ipynb #d379b12c
 from __future__ import annotations
-import json, math, os, sys, time
+import json, math, os, shutil, sys, time
 from pathlib import Path
 from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
-__all__ = ['RECIPE_KEYS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'best_scripted',
-           'eval_table', 'reward_trajectory', 'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout',
-           'bench_checkpoint']
+__all__ = ['RECIPE_KEYS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'weights_fingerprint',
+           'write_part', 'read_part', 'best_scripted', 'eval_table', 'reward_trajectory', 'plot_dashboard',
+           'run_pipeline', 'note_run', 'bench_rollout', 'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -70,7 +70,8 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
                     compact: bool = False,   # compact prompts (as the models were trained)
                     n_transcripts: int = 3,  # seeds per task whose LLM transcripts are saved (for before/after pairs)
                    ) -> dict:
-    "Play LLM stages and the scripted field on eval seeds; write records and a summary per arena."
+    """Play LLM stages and the scripted field on eval seeds; write records and a summary per arena. Each stage's episodes of
+    a task are kept in `eval/<arena>/parts/` as they finish, so a run cut short (a Colab disconnect) resumes there."""
     from bazaarbatna.arenas import get_arena
     from bazaarbatna.agents import LLMPolicy, rollout_batch, release_policy_model
     from bazaarbatna.core import Transcript
@@ -80,15 +81,23 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
     for arena in arenas:
         a = get_arena(arena)
         ts = (tasks or {}).get(arena) or list(a.TASKS)
-        recs = []
+        recs, d = [], Path(out_dir) / "eval" / arena
         for label, m in models.items():
-            pol = LLMPolicy(arena, model=m, temperature=0.0, max_new_tokens=max_new_tokens, name=label, compact=compact)
-            for t in ts: recs += rollout_batch(arena, t, seeds, pol, progress=progress, policy_name=label, keep_transcripts=True)
-            del pol; release_policy_model(m)   # one stage's model in memory at a time
+            pol = None
+            for t in ts:
+                key = {"model": weights_fingerprint(m), "seeds": seeds, "compact": compact, "max_new_tokens": max_new_tokens}
+                part = d / "parts" / f"{label.replace('/', '_')}__{t}.jsonl"
+                done = read_part(part, key)
+                if done is None:
+                    pol = pol or LLMPolicy(arena, model=m, temperature=0.0, max_new_tokens=max_new_tokens, name=label, compact=compact)
+                    done = rollout_batch(arena, t, seeds, pol, progress=progress, policy_name=label, keep_transcripts=True)
+                    write_part(part, key, done)
+                recs += done
+            if pol is not None: del pol; release_policy_model(m)   # one stage's model in memory at a time
         if scripted:
             for pname in a.POLICIES:
                 for t in ts: recs += rollout_batch(arena, t, seeds, pname, progress=False, policy_name=pname, keep_transcripts=False)
-        d = Path(out_dir) / "eval" / arena; d.mkdir(parents=True, exist_ok=True)
+        d.mkdir(parents=True, exist_ok=True)
         for r in recs:   # transcripts of the first seeds only, as files next to the records
             tr = r.pop("transcript", None)
             if tr and r["seed"] in seeds[:n_transcripts]:
@@ -108,8 +117,29 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
         summ = {"arena": arena, "compact": compact, "tasks": ts, "seeds": [seeds[0], seeds[-1]], "n_seeds": len(seeds), "models": models,
                 "rows": rows, "paired": paired}
         atomic_write_json(d / "summary.json", summ)
+        shutil.rmtree(d / "parts", ignore_errors=True)   # resume is for a run cut short: a finished one plays again
         out[arena] = summ
     return out
+
+def weights_fingerprint(model) -> str:
+    "A model's identity for resuming an evaluation: its name, and for a local folder its weight files' sizes and times."
+    p = Path(str(model))
+    if not p.is_dir(): return str(model)
+    files = sorted(f for f in p.iterdir() if f.suffix in (".safetensors", ".bin", ".gguf"))
+    return f"{p.resolve()}|" + ";".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)
+
+def write_part(path: Path, key: dict, recs: list):
+    "One stage's finished episodes of one task, after a first line naming what produced them (written atomically)."
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(x, default=str) + "\n" for x in [{"key": key}, *recs]))
+    os.replace(tmp, path)
+
+def read_part(path: Path, key: dict) -> list | None:
+    "The episodes `write_part` kept, or None when there are none for this `key` (another model, seeds or settings)."
+    if not path.exists(): return None
+    lines = path.read_text().splitlines()
+    return [json.loads(x) for x in lines[1:]] if lines and json.loads(lines[0]).get("key") == key else None
 
 # %% ../../nbs/55_train_pipeline.ipynb #b0afb719
 def best_scripted(rows: list[dict],   # `summarize` rows, by policy
