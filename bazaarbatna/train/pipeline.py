@@ -83,10 +83,9 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
         ts = (tasks or {}).get(arena) or list(a.TASKS)
         recs, d = [], Path(out_dir) / "eval" / arena
         for label, m in models.items():
-            pol = None
+            pol, key = None, {"model": weights_fingerprint(m), "seeds": seeds, "compact": compact, "max_new_tokens": max_new_tokens}
             for t in ts:
-                key = {"model": weights_fingerprint(m), "seeds": seeds, "compact": compact, "max_new_tokens": max_new_tokens}
-                part = d / "parts" / f"{label.replace('/', '_')}__{t}.jsonl"
+                part = d / "parts" / f"{label.replace('/', '_')}__{t}.json"
                 done = read_part(part, key)
                 if done is None:
                     pol = pol or LLMPolicy(arena, model=m, temperature=0.0, max_new_tokens=max_new_tokens, name=label, compact=compact)
@@ -129,17 +128,13 @@ def weights_fingerprint(model) -> str:
     return f"{p.resolve()}|" + ";".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)
 
 def write_part(path: Path, key: dict, recs: list):
-    "One stage's finished episodes of one task, after a first line naming what produced them (written atomically)."
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(x, default=str) + "\n" for x in [{"key": key}, *recs]))
-    os.replace(tmp, path)
+    "One stage's finished episodes of one task, with what produced them (written atomically)."
+    atomic_write_json(path, {"key": key, "records": recs})
 
 def read_part(path: Path, key: dict) -> list | None:
     "The episodes `write_part` kept, or None when there are none for this `key` (another model, seeds or settings)."
-    if not path.exists(): return None
-    lines = path.read_text().splitlines()
-    return [json.loads(x) for x in lines[1:]] if lines and json.loads(lines[0]).get("key") == key else None
+    part = read_json(path)
+    return part["records"] if part and part.get("key") == key else None
 
 # %% ../../nbs/55_train_pipeline.ipynb #b0afb719
 def best_scripted(rows: list[dict],   # `summarize` rows, by policy
@@ -172,6 +167,11 @@ def _series(recs, key):
         xs.append(r["step"]); ys.append(r[key])
     return xs, ys
 
+def _resume_lines(a, recs):
+    "A dotted vertical line at each step where the curve's run resumed."
+    for r in recs:
+        if r.get("event") == "resume": a.axvline(r["step"], ls=":", c="grey")
+
 def reward_trajectory(a, grpo: list, window: int = 5):
     "GRPO's batch reward per step (dots), its rolling mean over `window` steps, and the ± within-batch std band."
     recs = [r for r in grpo if not r.get("event") and "reward" in r]
@@ -182,8 +182,7 @@ def reward_trajectory(a, grpo: list, window: int = 5):
     a.fill_between(xs, [y - s for y, s in zip(ys, sd)], [y + s for y, s in zip(ys, sd)], color="tab:blue", alpha=.15, label="± batch std")
     a.plot(xs, ys, ".", color="tab:blue", alpha=.6, label="batch reward")
     a.plot(xs, roll, color="tab:red", label=f"rolling mean ({window})")
-    for r in grpo:
-        if r.get("event") == "resume": a.axvline(r["step"], ls=":", c="grey")
+    _resume_lines(a, grpo)
     a.legend(fontsize=7)
 
 def plot_dashboard(run_dir,                 # a run folder holding *_training_curve.json
@@ -200,8 +199,7 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
         for k, lab in keys:
             xs, ys = _series(recs, k)
             if xs: a.plot(xs, ys, marker="." if len(xs) < 60 else None, label=lab)
-        for r in recs:
-            if r.get("event") == "resume": a.axvline(r["step"], ls=":", c="grey")
+        _resume_lines(a, recs)
         if log and any(_series(recs, k)[1] for k, _ in keys): a.set_yscale("log")
         a.set_title(title); a.set_xlabel("step")
         if any(_series(recs, k)[0] for k, _ in keys): a.legend(fontsize=7)

@@ -150,8 +150,9 @@ def preload_unsloth(profile="auto") -> bool:
     """Import unsloth now when `profile` will load through it (`loader_plan`): unsloth patches transformers and TRL as
     it is imported, so it must come before them. The CLI's `train` and `02_train.ipynb` call it first; True if imported."""
     import sys
-    p = profile if isinstance(profile, Profile) else get_profile(profile)
-    if loader_plan(p, detect_hardware(), unsloth_available()) != "unsloth": return False
+    hw = detect_hardware()
+    p = profile if isinstance(profile, Profile) else get_profile(profile, hw=hw)
+    if loader_plan(p, hw, unsloth_available()) != "unsloth": return False
     if {"transformers", "trl", "peft"} & set(sys.modules):
         print("[bazaarbatna] unsloth is imported after transformers/TRL/PEFT were: some of its patches may not apply "
               "(call preload_unsloth before importing them)", file=sys.stderr, flush=True)
