@@ -497,17 +497,19 @@ class LLMPolicy:
                  batch_size: int = 16,
                  device: str | None = None,
                  compact: bool | None = None,      # compact prompts (`build_messages(compact=True)`); None: as noted beside the adapter, else full
-                 stop_at_json: bool = True):       # end a reply at its first complete JSON object (same parsed action)
+                 stop_at_json: bool = True,        # end a reply at its first complete JSON object (same parsed action)
+                 keep_ids: bool = False):          # keep each reply's prompt and reply token ids in `last_ids` (for RL)
         if compact is None: compact = bool(saved_prompt_style(model))
         get_arena(arena)  # fail early on an unknown arena
         self.arena, self.temperature, self.max_new_tokens, self.seed = arena, temperature, max_new_tokens, seed
         self.guard, self.batch_size, self.device, self.compact = guard, batch_size, device, compact
-        self.stop_at_json = stop_at_json
+        self.stop_at_json, self.keep_ids = stop_at_json, keep_ids
         self._model, self._tok = (model, tokenizer) if tokenizer is not None else (None, None)
         self.model_name = model if isinstance(model, str) else type(model).__name__
         self.name = name or (f"llm:{model}" if isinstance(model, str) else "llm")
         self.stats = {"replies": 0, "valid": 0}
         self.last_replies: list[str] = []
+        self.last_ids: list[dict] = []             # with `keep_ids`: per reply {"prompt_ids", "completion_ids"}
         self.last_errors: list[dict | None] = []   # per reply: why it did not parse here (with its observation), or None
         self._calls = 0
 
@@ -532,7 +534,10 @@ class LLMPolicy:
         self._calls += 1
         replies = chat_generate(self.model, self.tokenizer, convs, max_new_tokens=self.max_new_tokens,
                                 temperature=self.temperature, seed=seed, batch_size=self.batch_size,
-                                stop_at_json=self.stop_at_json)
+                                stop_at_json=self.stop_at_json, return_ids=self.keep_ids)
+        if self.keep_ids:
+            self.last_ids = [{k: r[k] for k in ("prompt_ids", "completion_ids")} for r in replies]
+            replies = [r["text"] for r in replies]
         self.last_replies = replies
         out, self.last_errors = [], []
         for o, r in zip(observations, replies):

@@ -16,30 +16,34 @@ from . import __version__
 from .arenas import get_arena, make_env, make_policy
 
 # %% auto #0
-__all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'JSON_ERROR_CODES', 'RESULTS_FILE', 'METRICS', 'check_seed_split', 'seed_split',
-           'parse_seeds', 'refusal', 'run_episodes', 'run_episode', 'record_key', 'read_records', 'append_records',
-           'save_transcript', 'is_batched_policy', 'play_jobs', 'play_job', 'default_workers', 'run_tournament',
-           'bootstrap_ci', 'summarize_group', 'summarize', 'paired_difference', 'display_rows', 'format_table',
-           'markdown_table', 'rank_policies', 'summary_of', 'run_eval']
+__all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'VALID_SEEDS', 'TEST_SEEDS', 'SEED_RANGES', 'JSON_ERROR_CODES', 'RESULTS_FILE', 'METRICS',
+           'check_seed_split', 'seed_split', 'parse_seeds', 'refusal', 'run_episodes', 'run_episode', 'record_key',
+           'read_records', 'append_records', 'save_transcript', 'is_batched_policy', 'play_jobs', 'play_job',
+           'default_workers', 'run_tournament', 'bootstrap_ci', 'summarize_group', 'summarize', 'paired_difference',
+           'display_rows', 'format_table', 'markdown_table', 'rank_policies', 'summary_of', 'run_eval']
 
 # %% ../nbs/30_evaluate.ipynb #c3e0c582
-TRAIN_SEEDS = range(0, 100_000)        # seeds for building training data (expert traces, GRPO prompts)
-EVAL_SEEDS = range(100_000, 101_000)   # seeds for evaluation; disjoint from TRAIN_SEEDS
+TRAIN_SEEDS = range(0, 100_000)        # seeds for building training data (expert traces, GRPO episodes)
+EVAL_SEEDS = range(100_000, 101_000)   # validation seeds: recipes are chosen here
+VALID_SEEDS = EVAL_SEEDS               # the same range under the name that says what it is for
+TEST_SEEDS = range(900_000, 901_000)   # test seeds: evaluated once per record, used to choose nothing
+SEED_RANGES = {"train": TRAIN_SEEDS, "eval": EVAL_SEEDS, "valid": VALID_SEEDS, "test": TEST_SEEDS}   # spec name -> range
 
 def check_seed_split(train=TRAIN_SEEDS,  # training seeds
-                     eval=EVAL_SEEDS,    # evaluation seeds
+                     eval=EVAL_SEEDS,    # validation seeds
+                     test=TEST_SEEDS,    # test seeds
                     ) -> bool:
-    "True if no seed is in both ranges; raises `ValueError` naming an overlapping seed otherwise."
-    both = set(train) & set(eval)
-    if both: raise ValueError(f"{len(both)} seeds are both training and evaluation seeds, e.g. {min(both)}")
+    "True if no seed is in two ranges; raises `ValueError` naming an overlapping seed otherwise."
+    for (a, x), (b, y) in ((("training", train), ("evaluation", eval)), (("training", train), ("test", test)), (("evaluation", eval), ("test", test))):
+        if both := set(x) & set(y): raise ValueError(f"{len(both)} seeds are both {a} and {b} seeds, e.g. {min(both)}")
     return True
 
 def seed_split(seed: int) -> str:
-    "Which range `seed` belongs to: 'train', 'eval' or 'other'."
-    return "train" if seed in TRAIN_SEEDS else "eval" if seed in EVAL_SEEDS else "other"
+    "Which range `seed` belongs to: 'train', 'eval' (validation), 'test' or 'other'."
+    return "train" if seed in TRAIN_SEEDS else "eval" if seed in EVAL_SEEDS else "test" if seed in TEST_SEEDS else "other"
 
 # %% ../nbs/30_evaluate.ipynb #ec31678e
-def parse_seeds(spec,  # "eval", "eval:N", "train:N", "0-4,9", an int, or a list of ints
+def parse_seeds(spec,  # "eval", "eval:N", "valid:N", "test:N", "train:N", "0-4,9", an int, or a list of ints
                ) -> list[int]:
     "A sorted list of distinct seeds from a spec."
     if spec is None: spec = "eval"
@@ -49,14 +53,15 @@ def parse_seeds(spec,  # "eval", "eval:N", "train:N", "0-4,9", an int, or a list
     for part in spec.replace(" ", "").split(","):
         if not part: continue
         name, _, n = part.partition(":")
-        if name in ("eval", "train"):
-            k = int(n) if n else 5
-            rng = EVAL_SEEDS if name == "eval" else TRAIN_SEEDS
+        if name in SEED_RANGES:
+            try: k = int(n) if n else 5
+            except ValueError: raise ValueError(f"bad seed spec {part!r}; use e.g. 'eval', 'eval:20', 'test:30', '0-4,9'") from None
+            rng = SEED_RANGES[name]
             if not 0 < k <= len(rng): raise ValueError(f"{part!r}: ask for 1..{len(rng)} {name} seeds")
             out.update(rng[:k]); continue
         lo, dash, hi = part.partition("-")
         try: a, b = int(lo), int(hi) if dash else int(lo)
-        except ValueError: raise ValueError(f"bad seed spec {part!r}; use e.g. 'eval', 'eval:20', '0-4,9'") from None
+        except ValueError: raise ValueError(f"bad seed spec {part!r}; use e.g. 'eval', 'eval:20', 'test:30', '0-4,9'") from None
         if b < a: raise ValueError(f"bad seed range {part!r}: {b} < {a}")
         out.update(range(a, b + 1))
     return sorted(out)
@@ -88,7 +93,7 @@ def run_episodes(envs: list,               # `Env`s, one per episode (each is re
                  task: str | None = None,
                  policy_name: str | None = None,  # defaults to `policy.name`
                  max_steps: int = 1000,    # safety cut for an env that never ends
-                 keep_steps: bool = False, # also keep each step's observation and what the policy said (`steps`), and `episode`
+                 keep_steps: bool = False, # also keep each step's observation, what the policy said, its reward and refusal (`steps`), and `episode`
                  progress=None,            # a tqdm-style bar, updated once per finished episode
                 ) -> list[tuple[dict, object]]:  # (record, transcript) per episode
     "Play episodes in lockstep: at each step one `act_batch` call serves every unfinished episode (or each its own policy)."
@@ -114,10 +119,12 @@ def run_episodes(envs: list,               # `Env`s, one per episode (each is re
         else: acts = [(policy[i] if own else policy).act(obs[i]) for i in live]
         texts = _per_reply(policy, "last_replies", len(live)) if batched else None   # an LLM policy's raw replies, in `live`'s order
         errs = _per_reply(policy, "last_errors", len(live)) if batched else None    # its own parse errors: it saw the observation
+        ids = _per_reply(policy, "last_ids", len(live)) if batched and keep_steps else None   # the reply's tokens (`LLMPolicy(keep_ids=True)`)
         for j, (i, a) in enumerate(zip(live, acts)):
             said = texts[j] if texts else a
-            if keep_steps: kept[i].append({"obs": obs[i], "reply": said if isinstance(said, str) else json.dumps(said, default=str)})
+            if keep_steps: kept[i].append({"obs": obs[i], "reply": said if isinstance(said, str) else json.dumps(said, default=str), **(ids[j] if ids else {})})
             r = envs[i].step(a)
+            if keep_steps: kept[i][-1].update(reward=float(r.reward), error=(r.info.get("error") or {}).get("code"))
             steps[i] += 1
             total[i] += float(r.reward); rewards[i].append(round(float(r.reward), 4))
             err = r.info.get("error")

@@ -13,7 +13,7 @@ from pathlib import Path
 __all__ = ['EMBEDDED', 'EMBEDDED_MODULE', 'INSTALL_HINT', 'END_OF_TURN_TOKENS', 'GEN_STATS', 'EmbeddedModelMissing',
            'embedded_gguf', 'cache_dir', 'embedded_model_dir', 'resolve_model', 'load_model', 'template_end_of_turn',
            'end_of_turn_ids', 'is_checkpointing', 'set_checkpointing', 'generation_mode', 'json_stop',
-           'reset_gen_stats', 'cache_kwarg', 'chat_generate']
+           'reset_gen_stats', 'cache_kwarg', 'reply_ids', 'chat_generate']
 
 # %% ../nbs/01_models.ipynb #2913d148
 EMBEDDED = "embedded"
@@ -234,6 +234,17 @@ def _prefilled_cache(model, rows: list,  # token id lists, one per prompt
     out.layers = [G(kb, vb, T) for kb, vb in bufs]
     return out, tokens
 
+# %% ../nbs/01_models.ipynb #e5aa0d70
+def reply_ids(row: list,   # the tokens `generate` wrote after the prompt, padded to the batch's longest reply
+              eos: list,   # the end-of-turn ids
+              pad: int,    # the padding id
+             ) -> list:
+    "A reply's own tokens: up to its first end-of-turn (kept: the model chose to stop there) or padding (dropped)."
+    for k, t in enumerate(row):
+        if t in eos: return row[:k + 1]
+        if t == pad: return row[:k]
+    return row
+
 # %% ../nbs/01_models.ipynb #5c8da9a7
 def chat_generate(model, tokenizer,
                   conversations: list,  # each a list of {"role", "content"} messages
@@ -245,8 +256,9 @@ def chat_generate(model, tokenizer,
                   progress: bool = False,  # show a progress bar over batches
                   stop_at_json: bool = False,  # stop a reply once it opens with a complete JSON object
                   share_prefix: bool | None = None,  # prefill the shared prefix once, each prompt unpadded (None: on CPU only)
-                 ) -> list[str]:
-    "One generated assistant reply per conversation, decoded without special tokens."
+                  return_ids: bool = False,  # per reply a dict: its text, the prompt's token ids and the reply's (what RL trains on)
+                 ) -> list:
+    "One generated assistant reply per conversation, decoded without special tokens (with `return_ids`, with its token ids)."
     import torch
     from tqdm.auto import tqdm
     texts = [tokenizer.apply_chat_template(c, tokenize=False, add_generation_prompt=True) for c in conversations]
@@ -279,11 +291,12 @@ def chat_generate(model, tokenizer,
             if stop_at_json: extra["stopping_criteria"] = [json_stop(tokenizer, T)]
             gen = model.generate(**enc, **kw, **extra)
             t2 = time.perf_counter()
-            new = gen[:, T:]
+            new = [reply_ids(row, eos, pad) for row in gen[:, T:].tolist()]
             replies = tokenizer.batch_decode(new, skip_special_tokens=True)
             S["calls"] += 1; S["rows"] += len(rows); S["prompt_tokens"] += sum(map(len, rows)); S["padded_tokens"] += T * len(rows)
             S["prefill_tokens"] += ntok if cache is not None else T * len(rows)
-            S["new_tokens"] += sum(len(tokenizer(r, add_special_tokens=False)["input_ids"]) for r in replies)
-            S["decode_steps"] += new.shape[1]; S["prefill_s"] += t1 - t0; S["decode_s"] += t2 - t1
-            for j, r in zip(idx, replies): out[j] = r.strip()
+            S["new_tokens"] += sum(map(len, new))
+            S["decode_steps"] += gen.shape[1] - T; S["prefill_s"] += t1 - t0; S["decode_s"] += t2 - t1
+            for j, r, c in zip(idx, replies, new):
+                out[j] = {"text": r.strip(), "prompt_ids": ids[j], "completion_ids": c} if return_ids else r.strip()
     return out
