@@ -490,6 +490,7 @@ class LLMPolicy:
                  model="embedded",                 # name/path/adapter folder, or a loaded model
                  tokenizer=None,                   # the tokenizer when `model` is a loaded model
                  temperature: float = 0.0,         # 0 = greedy
+                 top_p: float = 0.95,              # nucleus sampling when temperature > 0 (1.0: the model's own distribution)
                  max_new_tokens: int = 64,
                  seed: int | None = 0,             # generation seed (None: unseeded)
                  guard: bool = True,               # apply `guard_action`
@@ -501,7 +502,7 @@ class LLMPolicy:
                  keep_ids: bool = False):          # keep each reply's prompt and reply token ids in `last_ids` (for RL)
         if compact is None: compact = bool(saved_prompt_style(model))
         get_arena(arena)  # fail early on an unknown arena
-        self.arena, self.temperature, self.max_new_tokens, self.seed = arena, temperature, max_new_tokens, seed
+        self.arena, self.temperature, self.top_p, self.max_new_tokens, self.seed = arena, temperature, top_p, max_new_tokens, seed
         self.guard, self.batch_size, self.device, self.compact = guard, batch_size, device, compact
         self.stop_at_json, self.keep_ids = stop_at_json, keep_ids
         self._model, self._tok = (model, tokenizer) if tokenizer is not None else (None, None)
@@ -533,7 +534,7 @@ class LLMPolicy:
         seed = None if self.seed is None else self.seed * 1_000_003 + self._calls
         self._calls += 1
         replies = chat_generate(self.model, self.tokenizer, convs, max_new_tokens=self.max_new_tokens,
-                                temperature=self.temperature, seed=seed, batch_size=self.batch_size,
+                                temperature=self.temperature, top_p=self.top_p, seed=seed, batch_size=self.batch_size,
                                 stop_at_json=self.stop_at_json, return_ids=self.keep_ids)
         if self.keep_ids:
             self.last_ids = [{k: r[k] for k in ("prompt_ids", "completion_ids")} for r in replies]

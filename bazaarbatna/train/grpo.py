@@ -1,4 +1,4 @@
-"""Prompts are states reached by real rollouts; each completion is scored by stepping the restored environment and finishing the episode with a fixed continuation policy. No proxy, no learned reward model.
+"""The model plays whole episodes against the live environment; every reply of an episode is pushed up or down by how that episode ended against its group. No proxy, no learned reward model, no scripted continuation.
 
 Docs: https://bazaarbatna.github.io/bazaarbatna/train_grpo.html.md"""
 
@@ -15,9 +15,196 @@ from ..agents import build_messages, parse_reply, guard_action, teacher_policy, 
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF', 'SCALE_REWARDS', 'State', 'is_count', 'check_last_rounds',
-           'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score',
-           'EnvReward', 'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'train_grpo']
+__all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF',
+           'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'episode_advantages', 'play_groups',
+           'episode_batch', 'episode_trainer_class', 'State', 'check_last_rounds', 'collect_states',
+           'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score', 'EnvReward',
+           'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'episode_return', 'train_grpo']
+
+# %% ../../nbs/53_train_grpo.ipynb #def7438e
+EPISODE, DECISION = "episode", "decision"   # GRPO modes: whole episodes (default), or one scored reply (the older design)
+ADVANTAGES = ("episode", "reward_to_go")     # what a decision's advantage is built from
+SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
+
+def is_count(x) -> bool:
+    "Whether `x` is a whole number >= 1 (a bool is not)."
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 1
+
+def task_weights(arena: str,     # "bazaar" or "market"
+                 tasks=None,     # None (every task), a list of task names, or {task: weight}
+                ) -> dict:
+    "`{task: weight}` for `arena`: every task or the listed ones at weight 1, or the given weights (each a number > 0)."
+    a = get_arena(arena)
+    w = {t: 1.0 for t in a.TASKS} if tasks is None else dict(tasks) if isinstance(tasks, dict) else {t: 1.0 for t in tasks}
+    if not w: raise ValueError(f"no {arena} tasks to train on")
+    for t, x in w.items():
+        if t not in a.TASKS: raise ValueError(f"unknown {arena} task {t!r}; choose from {sorted(a.TASKS)}")
+        if _num(x) is None: raise ValueError(f"the weight of {arena} task {t!r} must be a finite number > 0, got {x!r}")
+    return {t: float(x) for t, x in w.items()}
+
+# %% ../../nbs/53_train_grpo.ipynb #a618a499
+def episode_rows(mix: dict,          # arena -> {task: weight} (`task_weights`)
+                 n: int,             # rows to draw: one group each
+                 seeds,              # the training seeds the groups start from
+                 seed: int = 0,      # the draw's own seed
+                 compact: bool = True,  # the prompt style (only the `prompt` column shows it)
+                ) -> list[dict]:
+    "`n` (arena, task, seed) rows, tasks drawn by weight, each task cycling through its own shuffled copy of `seeds`."
+    import random
+    seeds = [int(s) for s in seeds]
+    if not is_count(n): raise ValueError(f"n must be a whole number >= 1, got {n!r}")
+    if not seeds: raise ValueError("no training seeds to draw from")
+    rng = random.Random(seed)
+    pairs = [(ar, t) for ar in mix for t in mix[ar]]
+    weights = [mix[ar][t] for ar, t in pairs]
+    queues: dict = {}
+    rows = []
+    for ar, t in rng.choices(pairs, weights, k=n):
+        q = queues.get((ar, t))
+        if not q: q = queues[(ar, t)] = rng.sample(seeds, len(seeds))
+        s = q.pop()
+        obs = get_arena(ar).make_env(t, seed=s).reset(seed=s)
+        rows.append({"prompt": build_messages(ar, obs, compact=compact), "arena": ar, "task": t, "seed": s})
+    return rows
+
+# %% ../../nbs/53_train_grpo.ipynb #2082e5d2
+def _std(xs: list) -> float:
+    "The Bessel-corrected standard deviation (0 for fewer than two values)."
+    if len(xs) < 2: return 0.0
+    m = sum(xs) / len(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+def episode_advantages(groups: list,            # per group, per episode: the rewards of its decisions, in order
+                       scale: str = "group",    # "group", "batch" or "none" (TRL's `scale_rewards`)
+                       kind: str = "episode",   # "episode" (the episode return) or "reward_to_go"
+                       eps: float = 1e-4,
+                      ) -> list:                # per group, per episode, per decision: the advantage
+    "Each decision's advantage: its episode's return (or its reward-to-go) minus the group's mean, over the chosen std."
+    if scale not in SCALE_REWARDS: raise ValueError(f"unknown scale {scale!r}; choose one of {list(SCALE_REWARDS)}")
+    if kind not in ADVANTAGES: raise ValueError(f"unknown advantage {kind!r}; choose one of {list(ADVANTAGES)}")
+    returns = [[sum(ep) for ep in g] for g in groups]
+    batch_sd = _std([r for g in returns for r in g])
+    out = []
+    for g, rets in zip(groups, returns):
+        sd = 1.0 if scale == "none" else (_std(rets) if scale == "group" else batch_sd) + eps
+        if kind == "episode":
+            mean = sum(rets) / len(rets)
+            out.append([[(r - mean) / sd] * len(ep) for ep, r in zip(g, rets)]); continue
+        togo = [[sum(ep[t:]) for t in range(len(ep))] for ep in g]   # reward-to-go at each of the episode's decisions
+        longest = max(map(len, g), default=0)
+        base = [sum(tg[t] if t < len(tg) else 0.0 for tg in togo) / len(g) for t in range(longest)]   # an ended episode counts 0
+        out.append([[(x - base[t]) / sd for t, x in enumerate(tg)] for tg in togo])
+    return out
+
+# %% ../../nbs/53_train_grpo.ipynb #07f887a7
+def play_groups(arena: str,           # "bazaar" or "market"
+                rows: list[dict],     # `episode_rows` rows of this arena
+                policy,               # a batched policy; an `LLMPolicy(keep_ids=True)` to train on its replies
+                group_size: int,      # episodes per row
+                max_steps: int = 200, # safety cap on one episode's steps
+               ) -> list[list[dict]]: # per row, its `group_size` episode records with `steps`
+    "Play `group_size` episodes of each row's (task, seed), every episode of every row in lockstep."
+    from bazaarbatna.evaluate import run_episodes
+    a = get_arena(arena)
+    envs = [a.make_env(r["task"], seed=r["seed"]) for r in rows for _ in range(group_size)]
+    seeds = [int(r["seed"]) for r in rows for _ in range(group_size)]
+    recs = [rec for rec, _ in run_episodes(envs, policy, seeds, arena=arena, keep_steps=True, max_steps=max_steps)]
+    return [recs[k * group_size:(k + 1) * group_size] for k in range(len(rows))]
+
+# %% ../../nbs/53_train_grpo.ipynb #ce23eff7
+def episode_batch(groups: list,          # `play_groups` output: per group, its episode records with `steps`
+                  scale: str = "group",  # advantage scaling (`episode_advantages`)
+                  kind: str = "episode", # advantage kind (`episode_advantages`)
+                  pad_id: int = 0,       # the tokenizer's padding id
+                 ) -> dict:
+    "The GRPO batch of the groups' model replies: token tensors, masks and one advantage per reply (zero ones dropped)."
+    import torch
+    adv = episode_advantages([[[s["reward"] for s in ep["steps"]] for ep in g] for g in groups], scale, kind)
+    rows = [(s["prompt_ids"], s["completion_ids"], a) for g, ag in zip(groups, adv) for ep, ae in zip(g, ag)
+            for s, a in zip(ep["steps"], ae) if s.get("completion_ids")]
+    if not rows: raise ValueError("no model replies in these episodes: play them with LLMPolicy(keep_ids=True)")
+    rows = [r for r in rows if r[2] != 0.0] or rows[:1]   # one zero row keeps a step with no spread a (no-op) step
+    P, C = max(len(p) for p, _, _ in rows), max(len(c) for _, c, _ in rows)
+    t = lambda xs: torch.tensor(xs, dtype=torch.long)
+    return {"prompt_ids": t([[pad_id] * (P - len(p)) + p for p, _, _ in rows]),
+            "prompt_mask": t([[0] * (P - len(p)) + [1] * len(p) for p, _, _ in rows]),
+            "completion_ids": t([c + [pad_id] * (C - len(c)) for _, c, _ in rows]),
+            "completion_mask": t([[1] * len(c) + [0] * (C - len(c)) for _, c, _ in rows]),
+            "advantages": torch.tensor([a for _, _, a in rows], dtype=torch.float32)}
+
+# %% ../../nbs/53_train_grpo.ipynb #8e5035e0
+_EPISODE_TRAINER = None
+
+def episode_trainer_class():
+    "`EpisodeGRPOTrainer`: TRL's `GRPOTrainer` whose training batches are whole-episode groups (built on first use: TRL is optional)."
+    global _EPISODE_TRAINER
+    if _EPISODE_TRAINER is not None: return _EPISODE_TRAINER
+    import torch
+    from trl import GRPOTrainer
+    from trl.models.utils import disable_gradient_checkpointing
+    from trl.trainer.utils import use_adapter
+
+    class EpisodeGRPOTrainer(GRPOTrainer):
+        "GRPO on whole episodes: each dataset row is a (task, seed) whose group of `num_generations` episodes is played live."
+        def setup_episodes(self, policies: dict, advantage: str = "episode", max_steps: int = 200, sampling_seed: int = 0):
+            "The batched policies that play each arena (the model in training behind them), and how episodes are scored."
+            if advantage not in ADVANTAGES: raise ValueError(f"unknown advantage {advantage!r}; choose one of {list(ADVANTAGES)}")
+            self.episode_policies, self.advantage, self.max_episode_steps, self.sampling_seed = policies, advantage, max_steps, sampling_seed
+            self.played = []   # the last step's groups (their records), for inspection
+
+        def play(self, rows: list) -> list:
+            "Every row's group of episodes, one arena at a time, sampled with a seed fixed by the step (a resumed run replays it)."
+            groups = []
+            for ar in dict.fromkeys(r["arena"] for r in rows):
+                pol = self.episode_policies[ar]
+                pol.seed, pol._calls = self.sampling_seed * 1_000_003 + self.state.global_step, 0
+                groups += play_groups(ar, [r for r in rows if r["arena"] == ar], pol, self.num_generations, self.max_episode_steps)
+            return groups
+
+        def _generate_and_score_completions(self, inputs):
+            G, mode = self.num_generations, "train" if self.model.training else "eval"
+            groups = self.play(inputs[::G])   # TRL's sampler repeats each row G times in a row
+            self.played = groups
+            batch = episode_batch(groups, self.scale_rewards, self.advantage, self._tokenizer.pad_token_id)
+            dev = self.accelerator.device
+            batch = {k: v.to(dev) for k, v in batch.items()}
+            batch["num_items_in_batch"] = self.accelerator.gather(batch["completion_mask"].sum()).sum()
+            ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], 1)
+            mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], 1)
+            keep, bs = batch["completion_ids"].size(1), self.args.per_device_train_batch_size
+            with torch.no_grad(), disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs):
+                if self.num_iterations > 1 or self.args.gradient_accumulation_steps % self.args.steps_per_generation:
+                    batch["old_per_token_logps"] = self._get_per_token_logps_and_entropies(self.model, ids, mask, keep, batch_size=bs)[0]
+                if self.beta != 0.0:
+                    if self.ref_model is not None: ref = self._get_per_token_logps_and_entropies(self.ref_model, ids, mask, keep, batch_size=bs)[0]
+                    else:
+                        m = self.accelerator.unwrap_model(self.model)
+                        with use_adapter(m, adapter_name="ref" if "ref" in m.peft_config else None):
+                            ref = self._get_per_token_logps_and_entropies(self.model, ids, mask, keep, batch_size=bs)[0]
+                    batch["ref_per_token_logps"] = ref
+            self._log_episodes(groups, batch, mode)
+            return batch
+
+        def _log_episodes(self, groups, batch, mode):
+            "Metrics of the step's episodes, logged with TRL's (and so written to the curve file)."
+            from bazaarbatna.evaluate import JSON_ERROR_CODES
+            by_group = [[sum(s["reward"] for s in e["steps"]) for e in g] for g in groups]
+            eps, rets = [e for g in groups for e in g], [r for g in by_group for r in g]
+            steps = [s for e in eps for s in e["steps"]]
+            M = self._metrics[mode]
+            M["reward"].append(sum(rets) / len(rets)); M["reward_std"].append(_std(rets))
+            M["rewards/episode_return/mean"].append(sum(rets) / len(rets))
+            M["frac_reward_zero_std"].append(sum(_std(g) == 0 for g in by_group) / len(by_group))
+            M["env/deal_rate"].append(sum(bool(e["deal"]) for e in eps) / len(eps))
+            M["env/decisions"].append(len(steps) / len(eps))
+            M["env/valid_action"].append(sum(s.get("error") is None for s in steps) / max(1, len(steps)))
+            M["env/valid_json"].append(sum(s.get("error") not in JSON_ERROR_CODES for s in steps) / max(1, len(steps)))
+            M["env/trained_replies"].append(batch["advantages"].numel())
+            M["completions/mean_length"].append(batch["completion_mask"].sum(1).float().mean().item())
+            for e, r in zip(eps, rets): M[f"return/{e['task']}"].append(r)
+
+    _EPISODE_TRAINER = EpisodeGRPOTrainer
+    return EpisodeGRPOTrainer
 
 # %% ../../nbs/53_train_grpo.ipynb #2dce2dbc
 @dataclass
@@ -29,10 +216,6 @@ class State:
     snapshot: object       # `env.snapshot()` at this point
     obs: dict              # the observation the agent sees here
     prefix: list = field(default_factory=list)  # the actions that led here from `reset(seed)`
-
-def is_count(x) -> bool:
-    "Whether `x` is a whole number >= 1 (a bool is not)."
-    return isinstance(x, int) and not isinstance(x, bool) and x >= 1
 
 def check_last_rounds(last_rounds) -> None:
     "A ValueError unless `last_rounds` is None or a whole number >= 1."
@@ -263,60 +446,14 @@ def _with_checkpoint_adapter(m, peft_cfg, checkpoint):
     set_peft_model_state_dict(m, load_file(str(Path(checkpoint) / "adapter_model.safetensors")))
     return m
 
-SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
-
-def check_sampling(temperature, scale_rewards: str, beta=0.0):
-    "A ValueError naming a bad GRPO sampling temperature (a number > 0), advantage scaling (one of `SCALE_REWARDS`) or KL weight (a number >= 0)."
-    if _num(temperature) is None:   # not a finite number > 0 (a bool is not a number here)
-        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
-    if scale_rewards not in SCALE_REWARDS: raise ValueError(f"unknown scale_rewards {scale_rewards!r}; choose one of {list(SCALE_REWARDS)}")
-    if beta != 0 and _num(beta) is None: raise ValueError(f"beta (the KL weight) must be a finite number >= 0, got {beta!r}")
-
-def train_grpo(out_dir,                        # run folder; writes out_dir/grpo and the curve
-               model: str = "embedded",        # base model
-               adapter: str | None = None,     # an SFT adapter folder to continue from
-               profile="cpu",
-               arenas=("bazaar", "market"),
-               steps: int = 30,
-               num_generations: int | None = None,   # group size (default: the profile's)
-               prompts_per_step: int = 2,
-               learning_rate: float = 5e-5,
-               temperature: float = 1.0,          # sampling temperature of the group's completions
-               scale_rewards: str = "group",      # TRL's advantage scaling: "group" (each group's std), "batch" or "none"
-               n_seeds: int = 4,
-               resume: bool = True,
-               keep: int = 2,
-               hub_repo: str | None = None,
-               tasks: dict | None = None,      # arena -> task names (default: all)
-               compact: bool = False,          # compact prompts (as in SFT and eval)
-               max_per_episode: int = 6,       # decision points per training episode
-               continuation: str = CONTINUATION,  # how a scored move's episode is finished: a policy name, `HOLD` or `IDLE`
-               on_policy_states: bool = False,    # states from the starting model's own greedy rollouts instead of the expert's
-               last_rounds: int | None = None,    # train only on decision points with at most this many rounds left
-               beta: float = 0.0,                 # KL penalty towards the starting model (the SFT adapter's, when one is given)
-               recollect_every: int | None = None,  # with `on_policy_states`: collect the states again from the model in training every this many steps
-               seed: int = 0,                     # the trainer's seed (sampling of the completions, data order)
-              ) -> dict:
-    "GRPO on live-env rewards; returns a summary dict."
+def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step, temperature, scale_rewards, beta, n_seeds,
+                     compact, resume, keep, hub_repo, seed, kw, tasks, max_per_episode, continuation, on_policy_states, last_rounds,
+                     recollect_every, vllm) -> dict:
+    "Decision-mode GRPO (see `train_grpo`): scored single replies, in rounds of states."
     from trl import GRPOConfig, GRPOTrainer
-    from bazaarbatna.models import end_of_turn_ids
-    from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, grpo_uses_vllm, vllm_available
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, latest_checkpoint, checkpoint_step
-    for ar in arenas: check_continuation(ar, continuation)
-    check_sampling(temperature, scale_rewards, beta); check_last_rounds(last_rounds)
     rounds = recollection_rounds(steps, recollect_every, on_policy_states, beta)
-    for ar in arenas:   # an unknown task fails here, before the model loads
-        for t in (tasks or {}).get(ar) or []: get_arena(ar).make_env(t, seed=0)
-    p = profile if isinstance(profile, Profile) else get_profile(profile)
-    G = num_generations or p.num_generations
-    out = Path(out_dir); stage_dir = out / "grpo"
-    m, tok, peft_cfg = load_for_training(p, model, adapter=adapter)
-    m.generation_config.eos_token_id = end_of_turn_ids(tok)  # stop at every end-of-turn token
-    vllm = grpo_uses_vllm(p, detect_hardware(), vllm_available())
-    if p.use_vllm and not vllm:
-        print(f"[bazaarbatna grpo] profile {p.name} asks for vLLM, which this machine lacks (not installed, or no CUDA): "
-              "generating with transformers", file=sys.stderr, flush=True)
-    kw = trainer_kwargs(p); kw["per_device_train_batch_size"] = G * prompts_per_step; kw["learning_rate"] = learning_rate
+    stage_dir = out / "grpo"
     def policies(model):   # the model as a batched policy with the prompts and reply limit it trains on
         return {ar: LLMPolicy(ar, model=model, tokenizer=tok, max_new_tokens=p.max_completion_len, compact=compact,
                               batch_size=G * prompts_per_step) for ar in arenas}
@@ -343,8 +480,106 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
         m, peft_cfg = tr.model, None   # the next round continues this adapter (and its optimizer, from the checkpoint)
     final = stage_dir / "final"
     save_adapter(tr, tok, final, compact, stage="grpo", arenas=list(arenas))
-    return {"stage": "grpo", "adapter": str(final), "states": sum(n_states), "states_per_round": n_states, "steps": checkpoint_step(stage_dir),
+    return {"stage": "grpo", "mode": DECISION, "adapter": str(final), "states": sum(n_states), "states_per_round": n_states, "steps": checkpoint_step(stage_dir),
             "seconds": round(trained_s, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
             "num_generations": G, "continuation": continuation, "vllm": vllm,
             "temperature": temperature, "scale_rewards": scale_rewards, "on_policy_states": on_policy_states, "last_rounds": last_rounds, "beta": beta,
             "recollect_every": recollect_every, "seed": seed}
+
+# %% ../../nbs/53_train_grpo.ipynb #2f5ee392
+def check_sampling(temperature, scale_rewards: str, beta=0.0):
+    "A ValueError naming a bad GRPO sampling temperature (a number > 0), advantage scaling (one of `SCALE_REWARDS`) or KL weight (a number >= 0)."
+    if _num(temperature) is None:   # not a finite number > 0 (a bool is not a number here)
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+    if scale_rewards not in SCALE_REWARDS: raise ValueError(f"unknown scale_rewards {scale_rewards!r}; choose one of {list(SCALE_REWARDS)}")
+    if beta != 0 and _num(beta) is None: raise ValueError(f"beta (the KL weight) must be a finite number >= 0, got {beta!r}")
+
+def episode_return(prompts, completions, **kw):
+    "The reward of episode mode, named for TRL's logs: each episode's return, which `EpisodeGRPOTrainer` takes from the live env."
+    raise RuntimeError("episode_return is computed by EpisodeGRPOTrainer from whole episodes, not per completion")
+
+def train_grpo(out_dir,                        # run folder; writes out_dir/grpo and the curve
+               model: str = "embedded",        # base model
+               adapter: str | None = None,     # an SFT adapter folder to continue from
+               profile="cpu",
+               arenas=("bazaar", "market"),
+               steps: int = 30,
+               num_generations: int | None = None,   # group size (default: the profile's)
+               prompts_per_step: int = 2,      # groups per step (episode mode) or prompts per step (decision mode)
+               learning_rate: float = 5e-5,
+               temperature: float = 1.0,          # sampling temperature of the group's episodes (or completions)
+               scale_rewards: str = "group",      # TRL's advantage scaling: "group" (each group's std), "batch" or "none"
+               n_seeds: int = 4,                  # training seeds per task
+               resume: bool = True,
+               keep: int = 2,
+               hub_repo: str | None = None,
+               tasks: dict | None = None,      # arena -> task names, or {task: weight} (default: every task, equal weights)
+               compact: bool = False,          # compact prompts (as in SFT and eval)
+               mode: str = EPISODE,            # "episode": whole episodes; "decision": one reply scored by a continuation (the older design)
+               advantage: str = "episode",     # episode mode: a decision's advantage from its "episode" return or its "reward_to_go"
+               max_episode_steps: int = 200,   # episode mode: safety cap on one episode's steps
+               max_per_episode: int = 6,       # decision mode: decision points per training episode
+               continuation: str = CONTINUATION,  # decision mode: how a scored move's episode is finished: a policy name, `HOLD`, `IDLE` or `SELF`
+               on_policy_states: bool = False,    # decision mode: states from the starting model's own greedy rollouts instead of the expert's
+               last_rounds: int | None = None,    # decision mode: train only on decision points with at most this many rounds left
+               recollect_every: int | None = None,  # decision mode, with `on_policy_states`: collect the states again every this many steps
+               beta: float = 0.0,                 # KL penalty towards the starting model (the SFT adapter's, when one is given)
+               seed: int = 0,                     # the trainer's seed (sampling, data order, the groups drawn)
+              ) -> dict:
+    "GRPO on live-env rewards (whole episodes by default); returns a summary dict."
+    from bazaarbatna.models import end_of_turn_ids
+    from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, grpo_uses_vllm, vllm_available
+    if mode not in (EPISODE, DECISION): raise ValueError(f"unknown GRPO mode {mode!r}; choose {EPISODE!r} or {DECISION!r}")
+    check_sampling(temperature, scale_rewards, beta)
+    for name, v in (("steps", steps), ("prompts_per_step", prompts_per_step), ("n_seeds", n_seeds)):
+        if not is_count(v): raise ValueError(f"{name} must be a whole number >= 1, got {v!r}")
+    if mode == EPISODE:
+        if advantage not in ADVANTAGES: raise ValueError(f"unknown advantage {advantage!r}; choose one of {list(ADVANTAGES)}")
+        mix = {ar: task_weights(ar, (tasks or {}).get(ar)) for ar in arenas}   # an unknown task fails here, before the model loads
+    else:
+        for ar in arenas: check_continuation(ar, continuation)
+        check_last_rounds(last_rounds); recollection_rounds(steps, recollect_every, on_policy_states, beta)
+        for ar in arenas:
+            for t in (tasks or {}).get(ar) or []: get_arena(ar).make_env(t, seed=0)
+    p = profile if isinstance(profile, Profile) else get_profile(profile)
+    G = num_generations or p.num_generations
+    m, tok, peft_cfg = load_for_training(p, model, adapter=adapter)
+    m.generation_config.eos_token_id = end_of_turn_ids(tok)  # stop at every end-of-turn token
+    vllm = mode == DECISION and grpo_uses_vllm(p, detect_hardware(), vllm_available())
+    if p.use_vllm and not vllm:
+        why = "episode mode generates through LLMPolicy" if mode == EPISODE else "this machine lacks it (not installed, or no CUDA)"
+        print(f"[bazaarbatna grpo] profile {p.name} asks for vLLM: {why}; generating with transformers", file=sys.stderr, flush=True)
+    kw = trainer_kwargs(p); kw["per_device_train_batch_size"] = G * prompts_per_step; kw["learning_rate"] = learning_rate
+    run = dict(out=Path(out_dir), m=m, tok=tok, peft_cfg=peft_cfg, p=p, G=G, arenas=tuple(arenas), steps=steps, prompts_per_step=prompts_per_step,
+               temperature=temperature, scale_rewards=scale_rewards, beta=beta, n_seeds=n_seeds, compact=compact, resume=resume, keep=keep,
+               hub_repo=hub_repo, seed=seed, kw=kw)
+    if mode == EPISODE: return _train_episodes(**run, mix=mix, advantage=advantage, max_episode_steps=max_episode_steps)
+    return _train_decisions(**run, tasks=tasks, max_per_episode=max_per_episode, continuation=continuation, on_policy_states=on_policy_states,
+                            last_rounds=last_rounds, recollect_every=recollect_every, vllm=vllm)
+
+GRPO_SEED_OFFSET = 1000   # GRPO's training seeds start here in TRAIN_SEEDS, apart from the seeds SFT learned from
+
+def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step, temperature, scale_rewards, beta, n_seeds,
+                    compact, resume, keep, hub_repo, seed, kw, mix, advantage, max_episode_steps) -> dict:
+    "Episode-mode GRPO (see `train_grpo`)."
+    from datasets import Dataset
+    from trl import GRPOConfig
+    from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, checkpoint_step
+    stage_dir = out / "grpo"
+    rows = episode_rows(mix, steps * prompts_per_step, TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + n_seeds], seed=seed, compact=compact)
+    args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,
+                      temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), seed=seed, lr_scheduler_type="constant",
+                      **kw, **checkpoint_args())
+    tr = episode_trainer_class()(model=m, reward_funcs=[episode_return], args=args, train_dataset=Dataset.from_list(rows),
+                                 processing_class=tok, peft_config=peft_cfg)
+    tr.setup_episodes({ar: LLMPolicy(ar, model=tr.model, tokenizer=tok, temperature=temperature, top_p=1.0, max_new_tokens=p.max_completion_len,
+                                     compact=compact, batch_size=G * prompts_per_step, keep_ids=True) for ar in arenas},
+                      advantage, max_episode_steps, sampling_seed=seed)
+    t0 = time.time()
+    train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
+                    extra={"profile": p.name, "mode": EPISODE})
+    final = save_adapter(tr, tok, stage_dir / "final", compact, stage="grpo", arenas=list(arenas))
+    return {"stage": "grpo", "mode": EPISODE, "adapter": final, "steps": checkpoint_step(stage_dir), "seconds": round(time.time() - t0, 1),
+            "curve": str(curve_path(out, "grpo")), "profile": p.name, "num_generations": G, "groups_per_step": prompts_per_step,
+            "tasks": mix, "n_seeds": n_seeds, "temperature": temperature, "scale_rewards": scale_rewards, "advantage": advantage,
+            "beta": beta, "vllm": False, "seed": seed}
