@@ -9,7 +9,7 @@ from __future__ import annotations
 import math, time
 from dataclasses import dataclass, field, asdict, replace
 from ..core import (ActionSchema, Field, ActionError, StepResult, Transcript, Turn, make_rng, version_hash,
-                              INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, gym_view)
+                              INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, gym_view, is_text)
 from .catalog import listings_in, nice_round
 from .sellers import (PERSONAS, RuleSeller, LLMSeller, SellerView, SellerReply, price_tick, ceil_tick,
                                         counter_floor, guard_counter, seller_message, format_price, LEAK_BAND,
@@ -213,7 +213,7 @@ def _fast_parse(a) -> dict | None:
     "`a` itself when it is a plain action dict that `ACTION_SCHEMA.parse` accepts (read only, never kept); else None."
     if type(a) is not dict: return None
     m = a.get("message")
-    if m is not None and (type(m) is not str or len(m) > 500): return None
+    if m is not None and (type(m) is not str or len(m) > 500 or not is_text(m)): return None
     name = a.get("action")
     if name == "offer":
         p = a.get("price")
