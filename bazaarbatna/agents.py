@@ -143,7 +143,8 @@ def own_offers(obs: dict, role: str = "buyer") -> list[float]:
 def _num(x) -> float | None:
     "`x` as a finite positive float, else None."
     if isinstance(x, bool) or not isinstance(x, (int, float)): return None
-    x = float(x)
+    try: x = float(x)
+    except OverflowError: return None   # an int past the float range
     return x if math.isfinite(x) and x > 0 else None
 
 def offer_bounds(obs: dict) -> tuple[float | None, float | None]:

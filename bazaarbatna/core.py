@@ -11,9 +11,9 @@ from dataclasses import dataclass, field, asdict
 from typing import Any, Protocol, runtime_checkable
 
 # %% auto #0
-__all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'make_rng', 'ActionError', 'extract_json', 'Field',
-           'ActionSchema', 'StepResult', 'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript', 'canonical_json',
-           'version_hash', 'gym_view']
+__all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'make_rng', 'ActionError', 'short_repr', 'is_text',
+           'extract_json', 'Field', 'ActionSchema', 'StepResult', 'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript',
+           'canonical_json', 'version_hash', 'gym_view']
 
 # %% ../nbs/00_core.ipynb #ef073422
 _new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
@@ -42,6 +42,8 @@ ERROR_CODES = {
     "out_of_range": "a number is outside its allowed range",
     "unknown_action": "the action name is not one of the arena's actions",
     "too_long": "a string is longer than allowed",
+    "bad_text": "a string holds code points that are not Unicode text (lone surrogates)",
+    "too_deep": "the JSON nests deeper than the parser allows",
     "invalid_now": "the action is well-formed but not allowed in the current state",
 }
 
@@ -53,14 +55,32 @@ class ActionError(ValueError):
         self.code, self.field, self.message = code, field, message
     def to_dict(self) -> dict: return {"code": self.code, "field": self.field, "message": self.message}
 
+def short_repr(v, n: int = 40) -> str:
+    "`repr(v)` cut to `n` characters, safe for any value (a huge int or a deeply nested list names only its type)."
+    try: return repr(v)[:n]
+    except (ValueError, RecursionError): return f"<{type(v).__name__}>"
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+def is_text(s: str) -> bool:
+    "Whether `s` is Unicode text, that is, holds no surrogate code point (and so encodes as UTF-8)."
+    return s.isascii() or _SURROGATE.search(s) is None
+
 # %% ../nbs/00_core.ipynb #2394b197
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(\{.*?\})\s*```", re.S)
 
 def _refuse_constant(name):
     raise ActionError("not_finite", None, f"{name} is not a valid JSON number")
 
+_HUGE = 10 ** 400   # stands for any integer literal past the float range (`int` refuses over 4,300 digits)
+
+def _parse_int(s: str) -> int:
+    if len(s) <= 400: return int(s)
+    return -_HUGE if s[0] == "-" else _HUGE
+
 def _loads(text: str):
-    return json.loads(text, parse_constant=_refuse_constant)
+    try: return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int)
+    except RecursionError: raise ActionError("too_deep", None, "the JSON nests too deeply; send one flat object like {\"action\": ...}") from None
 
 def _balanced_objects(text: str):
     "Yield (start, end) of each balanced top-level `{...}` span, skipping braces inside strings."
@@ -101,6 +121,8 @@ def extract_json(text: str,  # a model's reply, or a JSON string
     raise ActionError("not_json", None, "no JSON object found; reply with one object like {\"action\": ...}")
 
 # %% ../nbs/00_core.ipynb #59209901
+_FLOAT_MAX = 1.7976931348623157e308
+
 @dataclass(frozen=True, slots=True)
 class Field:
     "One field of an action."
@@ -118,7 +140,9 @@ class Field:
         n, k = self.name, self.kind
         if k in ("number", "integer"):
             if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise ActionError("wrong_type", n, f"{n} must be a number, got {type(v).__name__} {v!r:.40}")
+                raise ActionError("wrong_type", n, f"{n} must be a number, got {type(v).__name__} {short_repr(v)}")
+            if isinstance(v, int) and not -_FLOAT_MAX <= v <= _FLOAT_MAX:   # `math.isfinite` would overflow
+                raise ActionError("out_of_range", n, f"{n} is beyond the float range (a {v.bit_length()}-bit integer)")
             if not math.isfinite(v): raise ActionError("not_finite", n, f"{n} must be finite, got {v}")
             if k == "integer":
                 if v != int(v): raise ActionError("wrong_type", n, f"{n} must be a whole number, got {v}")
@@ -129,8 +153,11 @@ class Field:
         if not isinstance(v, str): raise ActionError("wrong_type", n, f"{n} must be a string, got {type(v).__name__}")
         if self.max_len is not None and len(v) > self.max_len:
             raise ActionError("too_long", n, f"{n} is {len(v)} characters; the limit is {self.max_len}")
+        if not is_text(v):
+            i = _SURROGATE.search(v).start()
+            raise ActionError("bad_text", n, f"{n} holds a lone surrogate (U+{ord(v[i]):04X}) at position {i}; send UTF-8 text")
         if k == "enum" and v not in self.choices:
-            raise ActionError("wrong_type", n, f"{n} must be one of {list(self.choices)}, got {v!r:.40}")
+            raise ActionError("wrong_type", n, f"{n} must be one of {list(self.choices)}, got {short_repr(v)}")
         return v
 
     def json_schema(self) -> dict:
@@ -173,7 +200,7 @@ class ActionSchema:
             out[f.name] = f.check(v)
         if strict:
             known = {"action", *(f.name for f in (*fields, *self.common))}
-            extra = sorted(set(obj) - known)
+            extra = sorted(set(obj) - known, key=str)
             if extra: raise ActionError("unknown_field", extra[0], f"{name!r} does not take {extra}")
         return out
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import math, time
 from dataclasses import dataclass, field, asdict, replace
 from ..core import (ActionSchema, Field, ActionError, StepResult, Transcript, Turn, make_rng, version_hash,
-                              INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, gym_view)
+                              INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, gym_view, is_text)
 from .catalog import listings_in, nice_round
 from .sellers import (PERSONAS, RuleSeller, LLMSeller, SellerView, SellerReply, price_tick, ceil_tick,
-                                        counter_floor, guard_counter, seller_message, format_price, LEAK_BAND)
+                                        counter_floor, guard_counter, seller_message, format_price, LEAK_BAND,
+                                        draw_terms, final_min)
 from .tells import _tells_cached, SIGNALS
 
 # %% auto #0
@@ -116,6 +117,7 @@ class BazaarState:
     ask0: float = 0.0
     reservation: float = 0.0
     floor: float = 0.0
+    final_min: float = 0.0     # the least the seller takes in the final round (between reservation and floor)
     cost: float = 0.0
     budget: float = 0.0
     deadline: int = 0
@@ -181,12 +183,14 @@ def draw_deal(task: TaskConfig, rng, s: BazaarState) -> BazaarState:
         flex = min(1.0, max(0.0, (hi - frac) / (hi - lo)))
     tick = price_tick(ask0)
     res = round(res, 2)
-    floor = counter_floor(res, tick)
+    s.persona = persona = task.personas[int(rnd() * len(task.personas))]
+    margin, hold = draw_terms(PERSONAS[persona], rng, flex if task.cue_mode == "honest" else None)
+    floor = counter_floor(res, tick, margin)
     ask0 = max(ask0, ceil_tick(floor * 1.08, tick))
-    budget = max(ceil_tick(budget, tick), ceil_tick(res * 1.1, tick))
+    budget = max(ceil_tick(budget, tick), ceil_tick(res * 1.1, tick), floor)
     s.listing_id, s.title, s.category, s.condition, s.mrp, s.currency = l.id, l.title, l.category, l.condition, mrp, cur
-    s.persona = task.personas[int(rng.random() * len(task.personas))]
     s.tick, s.ask0, s.reservation, s.floor, s.cost, s.budget, s.flex = tick, ask0, res, floor, round(cost, 2), budget, flex
+    s.final_min = final_min(res, floor, hold)
     s.deadline = _randint(rng, *task.deadline) if task.deadline else 0
     k = _randint(rng, *task.inventory)
     s.pressure = min(1.0, (k - 1) / 7)
@@ -209,7 +213,7 @@ def _fast_parse(a) -> dict | None:
     "`a` itself when it is a plain action dict that `ACTION_SCHEMA.parse` accepts (read only, never kept); else None."
     if type(a) is not dict: return None
     m = a.get("message")
-    if m is not None and (type(m) is not str or len(m) > 500): return None
+    if m is not None and (type(m) is not str or len(m) > 500 or not is_text(m)): return None
     name = a.get("action")
     if name == "offer":
         p = a.get("price")
@@ -257,7 +261,8 @@ class BazaarEnv:
         s, task = self.s, self.task
         firm = s.caps / s.deal_index if s.deal_index else 0.0
         return SellerView(PERSONAS[s.persona], s.title, s.currency, s.tick, s.ask0, s.reservation, s.floor, s.last_ask,
-                          0.0, s.t, task.max_rounds, 0.0, "", s.pressure, firm, s.insults, s.flex, task.cue_mode)
+                          0.0, s.t, task.max_rounds, 0.0, "", s.pressure, firm, s.insults, s.flex, task.cue_mode,
+                          final_min=s.final_min)
 
     def _view(self, offer: float, buyer_raise: float = 0.0, buyer_message: str = "") -> SellerView:
         "The seller's view of this turn: one object per deal, updated in place, for a seller that reads no dialogue."

@@ -8,7 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/bazaar_policies.html.md"""
 from __future__ import annotations
 import math
 from .tells import ReservationBelief, concession_fraction, E_GRID, tell_summary, _g_table
-from .sellers import LEAK_BAND
+from .sellers import LEAK_BAND, final_targets, read_endgame, price_tick
 
 # %% auto #0
 __all__ = ['POLICIES', 'POLICY_DOCS', 'AlwaysAccept', 'Lowballer', 'SplitDifference', 'TimeDependent', 'Boulware', 'Conceder',
@@ -73,10 +73,17 @@ class TitForTat(_Base):
         return _offer(obs, obs["buyer_offers"][-1] + max(give, 0.0), "I'll match your move.")
 
 # %% ../../nbs/14_bazaar_policies.ipynb #a873f5fa
+def _task_personas(obs) -> tuple:
+    "The personas the observation's task draws its sellers from (all when unknown)."
+    from bazaarbatna.bazaar.env import TASKS
+    t = TASKS.get(obs.get("task"))
+    return t.personas if t is not None else ()
+
 class Expert(_Base):
     "Rule expert: Bayesian reservation estimate + tells, expected-utility closing."
     name = "expert"
     spread = .01   # extra uncertainty (fraction of the opening ask) around each hypothesis when closing
+    final_spread = .005  # the same in the last round, where the targets already spread over the seller's terms
     def reset(self, seed: int = 0):
         self.seed, self.belief, self.seen, self.key = seed, None, 0, None
 
@@ -86,7 +93,7 @@ class Expert(_Base):
         key = (obs["opening_ask"], c["deal_index"] if c else 0)
         if key != self.key or self.belief is None or len(so) < self.seen:
             self.key, self.seen = key, 0
-            self.belief = ReservationBelief(obs["opening_ask"], obs["max_rounds"], band=LEAK_BAND)
+            self.belief = ReservationBelief(obs["opening_ask"], obs["max_rounds"], band=LEAK_BAND, tick=price_tick(obs["opening_ask"]))
         b = self.belief
         for i in range(max(1, self.seen), len(so)): b.observe_counter(i, so[i])
         if len(so) > self.seen and obs.get("tells"): b.observe_tells(tell_summary(obs["tells"]))
@@ -107,13 +114,14 @@ class Expert(_Base):
         rhat = 0.0
         for w, r in hs: rhat += w * r
         scale = max(budget - .5 * rhat, 1e-9)
-        # where would the seller accept, under each hypothesis? (final round: at its reservation; before it, on the
-        # hypothesis' own concession curve from its floor f = r (1 + band): f + (a0 - f)(1 - concession_fraction))
-        if k >= T: targets = hs
+        # where would the seller accept, under each hypothesis? (final round: at its final-round point, spread over what
+        # the persona's terms allow; before it, on the hypothesis' own concession curve from its floor f = r (1 + band):
+        # f + (a0 - f)(1 - concession_fraction))
+        if k >= T: targets = final_targets(hs, LEAK_BAND, _task_personas(obs), read_endgame(tell_summary(obs.get("tells") or ())))
         else:
             b1 = 1 + LEAK_BAND
             targets = [(w, r * b1 + (a0 - r * b1) * (1 - g)) for (w, r), g in zip(hs, _g_table(T)[k])]
-        sd = self.spread * a0
+        sd = (self.final_spread if k >= T else self.spread) * a0
         late = 1.0 if k <= dl else max(0.0, 1 - .2 * (k - dl))
         cont = -.1 if k >= T else .5 * (budget - rhat) / scale * (1.0 if k + 1 <= dl else max(0.0, 1 - .2 * (k + 1 - dl)))
         best_p, best_v = ask, (budget - ask) / scale * late

@@ -10,13 +10,14 @@ import math, re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from ..core import extract_json, ActionError
-from .tells import concession_fraction, tell_summary, _tells_cached
+from .tells import concession_fraction, tell_summary, _tells_cached, E_GRID
 
 # %% auto #0
 __all__ = ['LEAK_BAND', 'PERSONAS', 'CUE_TEXT', 'price_tick', 'ceil_tick', 'leak_band', 'counter_floor', 'format_price',
-           'numbers_in', 'leaks_reservation', 'Persona', 'SellerView', 'SellerReply', 'guard_counter', 'safe_message',
-           'apply_guards', 'seller_message', 'template_leaks', 'buyer_pressure', 'RuleSeller', 'parse_seller_reply',
-           'LLMSeller']
+           'numbers_in', 'leaks_reservation', 'Persona', 'draw_terms', 'final_min', 'endgame_signal', 'read_endgame',
+           'final_points', 'final_targets', 'SellerView', 'SellerReply', 'guard_counter', 'safe_message',
+           'apply_guards', 'seller_message', 'endgame_cue', 'template_leaks', 'buyer_pressure', 'RuleSeller',
+           'parse_seller_reply', 'LLMSeller']
 
 # %% ../../nbs/12_bazaar_sellers.ipynb #079866ac
 LEAK_BAND = 0.03  # a number within this fraction of the reservation (or one tick) counts as revealing it
@@ -33,11 +34,14 @@ def leak_band(reservation: float, tick: float) -> float:
     "Half-width of the band around the reservation that no seller message may touch."
     return max(LEAK_BAND * reservation, tick)
 
-def counter_floor(reservation: float, tick: float) -> float:
-    "The lowest counter a seller names: the first tick strictly above the leak band."
+def counter_floor(reservation: float, tick: float,
+                  margin: float = LEAK_BAND,  # the floor's distance above the reservation, a fraction of it
+                 ) -> float:
+    "The lowest counter a seller names: `reservation × (1 + margin)` in whole ticks, never inside the leak band."
     band = leak_band(reservation, tick)
     f = ceil_tick(reservation + band, tick)
-    return f + tick if f - reservation <= band + 1e-9 else f
+    if f - reservation <= band + 1e-9: f += tick   # the first tick strictly above the band
+    return max(f, ceil_tick(reservation * (1 + margin), tick))
 
 _PRICE_TEXT = {"INR": {}, "USD": {}}  # memo of `format_price` per currency (prices repeat: they are whole ticks)
 
@@ -87,21 +91,98 @@ class Persona:
     cue_rate: float       # chance a message carries a cue
     cues: tuple           # ((signal, weight), ...) the cues it tends to use
     summary: str = ""
+    margin: tuple = (LEAK_BAND, .08)  # (lo, hi) of the floor's margin above the reservation, drawn per episode
+    hold: tuple = (0.0, .6)           # (lo, hi) of how far toward its floor it still holds in the final round
+    endgame_tell: float = .8          # chance its last counter carries an honest cue about its hold (0: it bluffs)
 
 PERSONAS = {p.name: p for p in [
     Persona("default", 1.0, .3, .5, 4, .5, .03, .35, (("deception", 1), ("confidence", 1), ("urgency", .5), ("sympathy", .5), ("condition", .3)),
-            "even concessions over time, answers the buyer's raises"),
+            "even concessions over time, answers the buyer's raises", margin=(.03, .09), hold=(0.0, 1.0)),
     Persona("firm", .5, .15, .1, 4, .55, .02, .4, (("confidence", 3), ("deception", .5)),
-            "holds its price until late, barely moved by pressure"),
+            "holds its price until late, barely moved by pressure", margin=(.05, .10), hold=(.5, 1.0)),
     Persona("flexible", 2.0, .45, .6, 6, .4, .03, .4, (("urgency", 2), ("sympathy", 1), ("condition", 1)),
-            "concedes early and readily"),
+            "concedes early and readily", margin=(.03, .06), hold=(0.0, .9)),
     Persona("deceptive", .8, .25, .3, 4, .5, .04, .8, (("deception", 3), ("sympathy", 1.5), ("confidence", .5)),
-            "bluffs about other buyers and losses while conceding like a default seller"),
+            "bluffs about other buyers and losses while conceding like a default seller",
+            margin=(.04, .10), hold=(.3, 1.0), endgame_tell=0.0),
     Persona("impatient", 2.5, .3, .4, 2, .6, .03, .4, (("urgency", 2), ("confidence", 1)),
-            "concedes fast but walks after two insulting offers"),
+            "concedes fast but walks after two insulting offers", margin=(.03, .07), hold=(0.0, 1.0)),
     Persona("collaborative", 1.4, .6, .5, 8, .35, .02, .3, (("sympathy", 1), ("condition", 1), ("urgency", .5)),
-            "meets the buyer halfway: large reciprocity, rarely walks"),
+            "meets the buyer halfway: large reciprocity, rarely walks", margin=(.03, .05), hold=(0.0, .8)),
 ]}
+
+# %% ../../nbs/12_bazaar_sellers.ipynb #984d6ad6
+def draw_terms(persona: Persona,            # whose ranges to draw from
+               rng,                         # the episode's `random.Random` (two draws)
+               tilt: float | None = None,   # 0..1, the seller's true flexibility, pulling both toward the soft end
+              ) -> tuple:                   # (margin, hold)
+    "This episode's floor margin and final-round hold for `persona`."
+    u, w = rng.random(), rng.random()
+    if tilt is not None: u, w = .5 * (u + 1 - tilt), .5 * (w + 1 - tilt)
+    (m0, m1), (h0, h1) = persona.margin, persona.hold
+    return m0 + (m1 - m0) * u, h0 + (h1 - h0) * w
+
+def final_min(reservation: float,  # the hidden reservation
+              floor: float,        # the episode's floor (`counter_floor` with its margin)
+              hold: float,         # 0..1, the episode's hold
+             ) -> float:           # the least it takes in the final round
+    "The final-round acceptance point: `hold` of the way from the reservation to the floor, never below the reservation."
+    return max(reservation, reservation + hold * (floor - reservation))
+
+def endgame_signal(persona: Persona, hold: float) -> str:
+    "What a seller's endgame cue says: \"hold\" in the upper half of its persona's hold range, else \"soft\"."
+    return "hold" if hold >= (persona.hold[0] + persona.hold[1]) / 2 else "soft"
+
+def read_endgame(summary: dict,  # signal -> score of the seller's last message, as from `tell_summary`
+                ) -> str:        # "hold", "soft" or "" (no endgame cue)
+    "The endgame signal a buyer reads from the seller's last counter."
+    if summary.get("confidence", 0): return "hold"
+    return "soft" if summary.get("urgency", 0) or summary.get("sympathy", 0) else ""
+
+# %% ../../nbs/12_bazaar_sellers.ipynb #ad96d799
+def _share_grid(p: Persona, signal: str = "", n: int = 9) -> list:
+    "final_min / floor on an n × n grid of midpoints of `p`'s margin and hold ranges (the half `signal` names)."
+    (m0, m1), (h0, h1) = p.margin, p.hold
+    if signal and p.endgame_tell:
+        mid = (h0 + h1) / 2
+        h0, h1 = (mid, h1) if signal == "hold" else (h0, mid)
+    ms = [m0 + (m1 - m0) * (i + .5) / n for i in range(n)]
+    hs = [h0 + (h1 - h0) * (i + .5) / n for i in range(n)]
+    return [1 - (1 - h) * m / (1 + m) for m in ms for h in hs]
+
+@lru_cache(maxsize=1024)
+def final_points(e: float,            # the seller's concession exponent (as a buyer estimates it)
+                 personas: tuple = (),  # the personas it may be (names), all when empty
+                 signal: str = "",      # the endgame cue read from its last counter (`read_endgame`)
+                 k: int = 7,            # quantiles to return
+                 width: float = .35,    # spread in log e of the persona weighting
+                ) -> tuple:             # k equally likely shares of the floor
+    "Quantiles of a seller's final-round point as a share of its floor, personas weighted by closeness in `e`."
+    pts = []
+    for p in (PERSONAS[n] for n in personas) if personas else PERSONAS.values():
+        w = math.exp(-(math.log(e / p.e)) ** 2 / (2 * width * width))
+        g = _share_grid(p, signal)
+        pts += [(q, w / len(g)) for q in g]
+    pts.sort(); z = sum(w for _, w in pts)
+    out, acc, j = [], 0.0, 0
+    for q, w in pts:
+        acc += w / z
+        while j < k and acc >= (j + .5) / k: out.append(q); j += 1
+    while len(out) < k: out.append(pts[-1][0])
+    return tuple(out)
+
+def final_targets(hypotheses: list,      # (weight, reservation) per exponent in `E_GRID`, as from `ReservationBelief.hypotheses`
+                  band: float = LEAK_BAND,  # the margin the belief assumed between reservation and floor
+                  personas: tuple = (),     # the personas the seller may be (a task's `personas`), all when empty
+                  signal: str = "",         # the endgame cue of its last counter (`read_endgame`)
+                 ) -> list:              # (weight, price) pairs: where the seller takes an offer in the final round
+    "The final-round acceptance points a reservation posterior implies, for sellers like these personas."
+    out = []
+    for (w, r), e in zip(hypotheses, E_GRID):
+        if w <= 1e-9: continue
+        qs = final_points(e, tuple(personas), signal); f = r * (1 + band)
+        out += [(w / len(qs), f * q) for q in qs]
+    return out
 
 # %% ../../nbs/12_bazaar_sellers.ipynb #85430a2b
 @dataclass(slots=True)
@@ -113,7 +194,7 @@ class SellerView:
     tick: float
     ask0: float             # opening ask
     reservation: float
-    floor: float            # lowest counter it will name (`counter_floor`)
+    floor: float            # lowest counter it will name (`counter_floor` with this episode's margin)
     last_ask: float         # its previous ask
     offer: float            # the offer on the table (best bid in a marketplace)
     t: int                  # buyer offers so far, this one included
@@ -126,6 +207,7 @@ class SellerView:
     flex: float = 0.5                # 0..1, how flexible it truly is (drives honest cues)
     cue_mode: str = "persona"        # "persona" cues, "honest" cues that track flex, or "none"
     dialogue: tuple = ()             # recent turns (filled only for sellers whose `wants_dialogue` is true)
+    final_min: float = 0.0           # the least it takes in the final round (`final_min`); the reservation rules below it
 
     @property
     def final(self) -> bool: return self.t >= self.T
@@ -165,7 +247,7 @@ def apply_guards(reply: SellerReply, v: SellerView, auto_accept: bool = False, f
             reply.action = "reject" if final else "counter"
             reply.price = None
     if final and reply.action == "counter":  # no rounds left to counter in
-        reply.action, reply.price = ("accept", o) if o >= res else ("reject", None)
+        reply.action, reply.price = ("accept", o) if o >= max(res, v.final_min) else ("reject", None)
     if reply.action == "counter":
         p = reply.price
         if p is None or not math.isfinite(p): p = fallback if fallback is not None else v.last_ask
@@ -223,13 +305,26 @@ def _pick_cue(v: SellerView, rng) -> str:
     lang = "hi" if v.currency == "INR" and rng.random() < .5 else "en"
     return _choice(rng, CUE_TEXT[sig][lang])
 
-def seller_message(kind: str, v: SellerView, price: float | None, rng) -> str:
+def seller_message(kind: str, v: SellerView, price: float | None, rng,
+                   cue: str | None = None,  # the cue sentence to use ("" for none); None draws one (`_pick_cue`)
+                  ) -> str:
     "A templated seller message of `kind` (open/counter/accept/walk/reject) with an optional cue."
     lang = "hi" if v.currency == "INR" and rng.random() < .5 else "en"
     tpl = _choice(rng, _T_POS[kind][lang])
     if kind == "open" or kind == "counter":
-        return tpl.format(v.title, format_price(price, v.currency), _pick_cue(v, rng)).rstrip()
+        return tpl.format(v.title, format_price(price, v.currency), _pick_cue(v, rng) if cue is None else cue).rstrip()
     return tpl
+
+def endgame_cue(v: SellerView, rng) -> str | None:
+    "The cue of a seller's last counter: an honest sentence about its hold, \"\" for none, or None (its usual cue)."
+    p = v.persona
+    if v.cue_mode == "none" or not p.endgame_tell: return None
+    if rng.random() >= p.endgame_tell: return ""
+    span = v.floor - v.reservation
+    hold = (v.final_min - v.reservation) / span if span > 0 else 0.0
+    sig = "confidence" if endgame_signal(p, hold) == "hold" else _choice(rng, ("urgency", "sympathy"))
+    lang = "hi" if v.currency == "INR" and rng.random() < .5 else "en"
+    return _choice(rng, CUE_TEXT[sig][lang])
 
 def template_leaks(kind: str,             # the message kind handed to `seller_message`
                    title: str,            # the listing title the template may name
@@ -275,13 +370,13 @@ class RuleSeller:
         prop = self.proposal(v, rng)
         o = v.offer
         insult = o < p.insult_frac * v.reservation
-        if v.t >= v.T: r = SellerReply("accept" if o >= v.reservation else "reject", o)
+        if v.t >= v.T: r = SellerReply("accept" if o >= max(v.reservation, v.final_min) else "reject", o)
         elif o >= guard_counter(ceil_tick(prop, v.tick), v.floor, v.last_ask): r = SellerReply("accept", o)
         elif insult and p.patience and v.insults + 1 >= p.patience: r = SellerReply("walk")
         else: r = SellerReply("counter", prop)
         r = apply_guards(r, v, fallback=prop)
         if insult: r.data["insult"] = True
-        r.message = seller_message(r.action, v, r.price, rng)
+        r.message = seller_message(r.action, v, r.price, rng, endgame_cue(v, rng) if r.action == "counter" and v.t == v.T - 1 else None)
         if template_leaks(r.action, v.title, r.price, v.reservation, v.tick):  # cannot happen (price >= floor); checked anyway
             r.data["leak_blocked"] = True; r.message = safe_message(r.action, r.price, v.currency)
         return r

@@ -136,7 +136,7 @@ def tell_summary(spans,  # tells, as from `detect_tells`
     return out
 
 # %% ../../nbs/11_bazaar_tells.ipynb #5e37c685
-E_GRID = (0.35, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0, 4.5)  # concession exponents the belief considers
+E_GRID = tuple(round(.35 * (4.5 / .35) ** (i / 15), 3) for i in range(16))  # concession exponents the belief considers: 0.35 to 4.5, 16 steps of ~19 %
 
 @lru_cache(maxsize=256)
 def _g_table(T: int) -> tuple:
@@ -158,16 +158,17 @@ _LOG_E = tuple(math.log(e) for e in E_GRID)
 
 class ReservationBelief:
     "Posterior over a seller's concession curve; `estimate()` gives the reservation's mean and spread."
-    __slots__ = ("a0", "T", "band", "kappa", "sigma", "prior_gap", "logp", "sgy", "sgg", "syy", "lo", "last", "n")
+    __slots__ = ("a0", "T", "band", "kappa", "sigma", "half_tick", "prior_gap", "logp", "sgy", "sgg", "syy", "lo", "last", "n")
 
     def __init__(self, ask0: float,         # the seller's opening ask
                  max_rounds: int,           # rounds in the negotiation (the `T` of the curve)
                  prior_frac: float = .72,   # prior guess of reservation / opening ask
                  band: float = .03,         # the seller never names a price within `band` of its reservation
                  kappa: float = .1,         # weight of the prior pseudo-observation
-                 sigma: float = .01):       # residual noise, as a fraction of the opening ask
+                 sigma: float = .003,       # residual noise, as a fraction of the opening ask
+                 tick: float = 0.0):        # the seller rounds its asks up to whole ticks: each is read as half a tick lower
         self.a0, self.T, self.band, self.kappa = float(ask0), int(max_rounds), band, kappa
-        self.sigma = sigma * self.a0
+        self.sigma, self.half_tick = sigma * self.a0, tick / 2
         self.prior_gap = self.a0 * (1 - prior_frac * (1 + band))
         k = len(E_GRID)
         self.logp = [0.0] * k
@@ -178,7 +179,7 @@ class ReservationBelief:
                         ask: float):   # the seller's counter
         "Update on a seller counter made after the buyer's `t`-th offer."
         if t <= 0: return
-        y = self.a0 - ask
+        y = self.a0 - ask + self.half_tick
         i = t if t < self.T else self.T
         self.sgy = [a + g * y for a, g in zip(self.sgy, _g_table(self.T)[i])]
         self.sgg = [a + g2 for a, g2 in zip(self.sgg, _g2_table(self.T)[i])]
