@@ -228,9 +228,14 @@ def test_malformed_actions_change_nothing(task):
     assert res.info["episode"]["reason"] == "invalid_actions"
 
 
+# ids with odd digits: superscripts, other scripts' decimal digits, fractions, Roman numerals, full-width digits
+_ODD_DIGITS = st.text(st.characters(categories=("Nd", "No", "Nl")), min_size=1, max_size=3)
+_IDS = st.one_of(st.sampled_from(["L1", "L0", "B0", "B1", "J00", "O101", "C101", "L¹", "L٣", "B١", "L１", "Lⅱ", "L½"]),
+                 st.builds(lambda p, d: p + d, st.sampled_from(["L", "l", "B", "J0", "O", "C", ""]), _ODD_DIGITS))
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(st.text(max_size=80), st.dictionaries(st.sampled_from(["action", "target", "block", "offer", "job", "payment", "coalition", "hours", "message"]),
-                 st.one_of(st.sampled_from(list(ACTION_SCHEMA.actions) + ["L1", "L0", "B0", "B1", "J00", "O101", "C101"]), st.integers(-5, 10**7),
+                 st.one_of(st.sampled_from(list(ACTION_SCHEMA.actions)), _IDS, st.integers(-5, 10**7),
                            st.floats(allow_nan=True), st.none(), st.text(max_size=10)), max_size=5)))
 def test_fuzz_never_crashes_and_keeps_books(raw):
     env = make_env("market_round", 1)
@@ -238,6 +243,27 @@ def test_fuzz_never_crashes_and_keeps_books(raw):
     res = env.step(raw)
     env.w.check_ledger()
     if "error" in res.info: assert env.state_key() == key
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["send_offer", "make_pitch", "form_coalition", "send_message"]), _IDS)
+def test_lab_ids_with_odd_digits_are_typed_errors(action, target):
+    "A lab id is 'L' and ASCII digits (or a lab's name): 'L¹' or 'L٣' gets the typed error, the penalty, an unchanged market."
+    env = make_env("market_round", 2)
+    key = env.state_key()
+    raw = {"action": action, "target": target, "block": "B0", "payment": 5, "message": "We pay a fair rate on time."}
+    res = env.step(raw)
+    if target.isascii(): return          # plain ids: valid or not, `test_fuzz…` covers them
+    assert res.info["error"]["field"] == "target" and res.info["error"]["code"] == "invalid_now", res.info["error"]
+    assert res.reward == INVALID_ACTION_PENALTY and env.state_key() == key
+
+
+def test_more_labs_than_names_is_a_clear_error():
+    "The market names 6 labs; asking for more is a ValueError naming the limit (not an IndexError from the name table)."
+    for n in (7, 0, 2.5):
+        with pytest.raises(ValueError, match="from 1 to 6"): make_env("market_round", 0, n_labs=n)
+    with pytest.raises(ValueError, match="from 1 to 6"): MarketParallelEnv("coalition_market", 0, n_labs=9)
+    assert len(make_env("market_round", 0, n_labs=6).w.labs) == 6
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))
@@ -379,6 +405,24 @@ def test_transcript_turns_made_on_read_keep_order():
     assert d.turns == env.transcript.turns and d.meta == env.transcript.meta
 
 
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_reset_right_after_construction_is_the_drawn_episode(task):
+    "`make_env(task, s)` then `reset(s)` skips the second draw: the same episode as a full reset, and any play or other seed draws again."
+    import copy
+    for s in (0, 3):
+        env = make_env(task, s)
+        obs = env.reset(s)                # the constructor's draw
+        key = env.state_key()
+        env.fresh = None                  # force the full draw
+        assert canonical_json(env.reset(s)) == canonical_json(obs) and env.state_key() == key
+        env.step({"action": "wait"})
+        assert canonical_json(env.reset(s)) == canonical_json(obs) and env.state_key() == key   # played: drawn again
+        assert env.reset(s + 1) != obs    # another seed
+    env = make_env(task, 0)
+    assert env.reset(False) is not None and env.fresh is False   # False == 0, but another seed type: a full draw
+    assert make_env(task, 1, max_rounds=5).w.max_rounds == 5       # every configuration has its own setup
+
+
 def test_market_modules_do_not_import_torch():
     code = "import sys, bazaarbatna.market.env, bazaarbatna.market.policies, bazaarbatna.market.parallel, bazaarbatna.market.judge; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
@@ -387,7 +431,7 @@ def test_market_modules_do_not_import_torch():
 
 def test_bench_steps_reports():
     r = bench_steps(.2, "single_trade")
-    assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0
+    assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0 and r["fresh_env"]   # a new env per episode by default
     assert r["steps_per_cpu_s"] == r["cpu_steps_per_s"] > 0   # the bazaar bench's key too
 
 

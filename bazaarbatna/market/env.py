@@ -36,6 +36,11 @@ class TaskConfig:
     n_shocks: int = 0               # distinct shock kinds scheduled (7 = all)
     archetypes: tuple | None = None # opponent archetypes to draw from (None: all five)
 
+    def __post_init__(self):
+        if not (type(self.n_labs) is int and 1 <= self.n_labs <= len(LAB_NAMES)):
+            raise ValueError(f"n_labs must be an integer from 1 to {len(LAB_NAMES)} (the market has {len(LAB_NAMES)} lab names: "
+                             f"{', '.join(LAB_NAMES)}); got {self.n_labs!r}")
+
     def describe(self) -> dict:
         "JSON-able description: name, difficulty, summary and parameters."
         d = asdict(self)
@@ -320,23 +325,40 @@ class _Transcript(Transcript):
     @turns.setter
     def turns(self, v: list): self.__dict__["_turns"], self.__dict__["_raw"] = v, []
 
+def _setup(task: TaskConfig, judge: str, driven: tuple) -> tuple:
+    "(turn order, goodwill decay pairs, opponent version) of an env: what its constructor needs, made once per configuration."
+    order = _turn_order(task.n_labs, driven)   # per `round % n_labs`, the scripted labs in the order they act
+    decay = tuple((i, d) for i in order[0] for d in driven)   # (scripted lab, driven lab): goodwill that decays, one loop
+    version = version_hash({"arena": "market", "task": asdict(task), "judge": judge,
+                            "driven": list(driven), "sell_margin": SELL_MARGIN, "buy_factor": BUY_FACTOR,
+                            "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
+                            "pitch": "states the price with its premium"})   # sellers' messages changed
+    return order, decay, version
+
+_SETUPS = {}              # (task, judge name, driven) -> `_setup(…)`: the version hash alone costs more than a reset
+_RULE_JUDGE = RuleJudge() # the default judge, shared: its scores are a pure function of the pitch (a memo), so every env may read it
+
 class MarketEnv:
     "The GPU market with lab 0 driven by the caller and the others scripted (see `driven`)."
     def __init__(self, task: TaskConfig, seed: int = 0, judge=None, driven: tuple = (0,)):
-        self.task, self.judge, self.driven = task, judge or RuleJudge(), tuple(driven)
-        self.order = _turn_order(task.n_labs, self.driven)   # per `round % n_labs`, the scripted labs in the order they act
-        self.decay = tuple((i, d) for i in self.order[0] for d in self.driven)   # (scripted lab, driven lab): goodwill that decays, one loop
-        self.opponent_version = version_hash({"arena": "market", "task": asdict(task), "judge": self.judge.name,
-                                              "driven": list(self.driven), "sell_margin": SELL_MARGIN, "buy_factor": BUY_FACTOR,
-                                              "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
-                                              "pitch": "states the price with its premium"})   # sellers' messages changed
-        self.seed = seed
+        self.task, self.judge, self.driven = task, judge or _RULE_JUDGE, tuple(driven)
+        key = (task, self.judge.name, self.driven)
+        try: hit = _SETUPS.get(key)
+        except TypeError: hit = key = None   # a config with a list in it (not hashable): made afresh
+        if hit is None:
+            hit = _setup(task, self.judge.name, self.driven)
+            if key is not None: _SETUPS[key] = hit
+        self.order, self.decay, self.opponent_version = hit
+        self.seed, self.fresh = seed, None
         self.reset(seed)
 
     # ---- lifecycle -------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> dict:
         "Start a new episode (same seed, same episode); return lab 0's observation."
         if seed is not None: self.seed = seed
+        f = self.fresh                # the seed of an episode drawn and not played since (the constructor resets, and
+        if f is not None and f == self.seed and type(f) is type(self.seed):   # `make_env` then `reset` is the usual start):
+            return self.observe(0)    # that episode is this one, bit for bit (the draw is a function of the seed)
         self.rng = market_rng(self.seed, self.task.name)   # one stream: the world, then the market
         self.w = generate_world(self.task, self.seed, self.rng)
         self.views = v = _new(_Views); v.cache = {}   # = _Views(), without the __init__ call
@@ -355,6 +377,7 @@ class MarketEnv:
         self.transcript = t = _new(_Transcript)   # = _Transcript(meta=…): its fields set directly (no __init__, no setter)
         t.__dict__.update(meta={"arena": "market", "task": self.task.name, "seed": self.seed,
                                 "opponent_version": self.opponent_version, "labs": names}, _turns=[], _raw=[])
+        self.fresh = self.seed        # `_apply`, `_end` and `restore` clear it
         return self.observe(0)
 
     def observe(self, lab: int = 0) -> dict:
@@ -372,6 +395,7 @@ class MarketEnv:
 
     def restore(self, snap):
         "Return to a `snapshot()`."
+        self.fresh = None
         (self.w, st, self.invalid, self.last_error, self.pitched, self.done, self.reason, self.stats, meta, turns,
          self.pre, self.seed, self.wealth0) = copy.deepcopy(snap)
         self.rng.setstate(st)
@@ -437,7 +461,7 @@ class MarketEnv:
     # ---- parsing helpers -------------------------------------------------------------------------
     def _lab(self, v: str, me: int, field="target") -> int:
         w = self.w
-        if len(v) >= 2 and v[0] in "Ll" and v[1:].isdigit():
+        if len(v) >= 2 and v[0] in "Ll" and v.isascii() and v[1:].isdigit():   # ASCII digits only: "L¹" and "L٣" are not ids
             k = int(v[1:])
             if k < len(w.labs):
                 if k == me: raise _err(field, "that is you; name another lab")
@@ -728,6 +752,7 @@ class MarketEnv:
     # ---- rounds ----------------------------------------------------------------------------------
     def _apply(self, lab: int, raw) -> tuple:
         "Parse and carry out `raw` for `lab`: (action, None) or (None, ActionError) with the world untouched."
+        self.fresh = None             # the episode is being played: a reset draws it again
         try:
             a = _parse(raw)
             _HANDLERS[a["action"]](self, lab, a)
@@ -789,6 +814,7 @@ class MarketEnv:
 
     def _end(self, reason: str):
         "Close the episode: partial credit for open jobs, settle every coalition."
+        self.fresh = None
         w = self.w
         expire_jobs(w, final=True)
         for c in w.coalitions.values():
@@ -869,7 +895,9 @@ def make_env(task: str = "market_round",  # a name in TASKS
     return MarketEnv(cfg, seed, **kw)
 
 # %% ../../nbs/23_market_env.ipynb #db4f56d8
-def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = "expert") -> dict:
+def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = "expert",
+                fresh: bool = True,  # a new env per episode (`make_env`, as the anchors measure); False: one env, reset
+               ) -> dict:
     "Env steps/s over whole episodes with a built-in policy on one core."
     from bazaarbatna.market.policies import POLICIES
     env, pol = make_env(task, 0), POLICIES[policy](0)
@@ -878,6 +906,7 @@ def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = 
     t0 = time.perf_counter(); end = t0 + seconds
     while time.perf_counter() < end:
         pol.reset(episodes)
+        if fresh: env = make_env(task, episodes)   # its constructor resets it
         obs = env.reset(episodes)
         while True:
             res = env.step(pol.act(obs)); steps += 1
@@ -888,4 +917,4 @@ def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = 
     cps = round(steps / max(cpu, 1e-9), 1)
     return {"steps_per_s": round(steps / dt, 1), "cpu_steps_per_s": cps, "steps_per_cpu_s": cps,   # the bazaar bench's name too
             "episodes": episodes, "steps": steps, "seconds": round(dt, 3),
-            "task": task, "policy": policy}
+            "task": task, "policy": policy, "fresh_env": fresh}
