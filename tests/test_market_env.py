@@ -354,6 +354,44 @@ def test_no_repeated_cycling_or_random_policy_beats_the_expert(task):
             assert m < expert, (name, m, expert)
 
 
+class DuesDodge(POLICIES["expert"]):
+    """The expert, plus the dues dodge: it plays every round (waits instead of finishing), from 5 rounds before the end
+    asks the labs outside its coalition into a second one, and in the last round, in two coalitions or more, moves its
+    whole budget into the newest one's escrow, so that the earlier coalition, settled first, finds nothing to take for
+    the pooled hours it ran. `dodge=False` is the plain strategy: the same play, waiting in the last round instead."""
+    def __init__(self, seed=0, dodge=True): self.dodge = dodge; super().__init__(seed)
+    def reset(self, seed=0):
+        super().reset(seed); self.asked, self.moved = set(), False
+    def act(self, obs):
+        a = super().act(obs)
+        cs, r, R = obs["coalitions"], obs["round"], obs["max_rounds"]
+        if a["action"] == "finish": a = {"action": "wait"}
+        if r == R - 1 and len(cs) >= 2 and obs["budget"] >= .02:
+            if not self.dodge: return {"action": "wait"}
+            self.moved = True
+            return {"action": "commit_to_coalition", "coalition": cs[-1]["id"], "payment": int(obs["budget"] * 100 - 1) / 100}
+        if cs and len(cs) < 2 and R - 5 <= r < R - 1 and a["action"] == "wait":
+            allied = {m for c in cs for m in c["members"]}
+            for l in obs["labs"]:
+                if l["id"] not in allied and l["id"] not in self.asked:
+                    self.asked.add(l["id"])
+                    return {"action": "form_coalition", "target": l["id"], "message": "Let's pool spare capacity at a fair rate; we pay on time."}
+        return a
+
+
+@pytest.mark.parametrize("task,seeds", [("market_round", range(30)), ("coalition_market", range(40))])
+def test_coalition_dues_cannot_be_dodged(task, seeds):
+    "Moving the whole budget into a later coalition's escrow in the last round gains nothing: dues are collected from every holding."
+    dodged = 0
+    for s in seeds:
+        dodge, plain = DuesDodge(s), DuesDodge(s, dodge=False)
+        (_, r_dodge, env), (_, r_plain, _) = run_episode(dodge, task, s), run_episode(plain, task, s)
+        assert r_dodge <= r_plain + 1e-9, (task, s, r_dodge, r_plain)
+        owed = any((0, o) in c.usage for c in list(env.w.coalitions.values())[:-1] for o in range(len(env.w.labs)))
+        dodged += dodge.moved and owed
+    assert dodged >= 2, dodged              # the dodge was tried where dues were owed (else this test shows nothing)
+
+
 def test_parallel_view_all_policies_keep_books():
     for task in sorted(TASKS):
         for seed in range(5):

@@ -332,7 +332,8 @@ def _setup(task: TaskConfig, judge: str, driven: tuple) -> tuple:
     version = version_hash({"arena": "market", "task": asdict(task), "judge": judge,
                             "driven": list(driven), "sell_margin": SELL_MARGIN, "buy_factor": BUY_FACTOR,
                             "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
-                            "pitch": "states the price with its premium"})   # sellers' messages changed
+                            "pitch": "states the price with its premium",   # sellers' messages changed
+                            "settlement": "dues and fines from every holding; the unpaid rest charged"})
     return order, decay, version
 
 _SETUPS = {}              # (task, judge name, driven) -> `_setup(…)`: the version hash alone costs more than a reset
@@ -410,9 +411,10 @@ class MarketEnv:
 
     # ---- accounting ------------------------------------------------------------------------------
     def wealth(self, lab: int) -> float:
-        "Budget plus escrow in unsettled coalitions."
+        "Budget plus escrow in unsettled coalitions, less what it could not pay (`Lab.unpaid`: fines and dues it defaulted on)."
         w = self.w
-        e = w.labs[lab].budget
+        L = w.labs[lab]
+        e = L.budget - L.unpaid if L.unpaid else L.budget
         if w.coalitions:              # (guards like this one skip loops over empty collections)
             for c in w.coalitions.values():
                 if not c.settled: e += c.money.get(lab, 0.)
