@@ -33,15 +33,12 @@ def _ledger(env, res):
 def test_every_task_completes_100_seeds_with_ledger(task, policy):
     env, pol = make_env(task, 0), POLICIES[policy](0)
     for seed in range(100):
-        clipped = []
-        def check(env, res):
-            _ledger(env, res); clipped.append("clip" in res.info["reward_components"])
-        total, res = play(env, pol, seed, check)
+        total, res = play(env, pol, seed, _ledger)
         ep = res.info["episode"]
         assert ep["reason"] in ("finish", "max_rounds", "invalid_actions")
         assert -1 <= ep["utility"] <= 1 and ep["rounds"] <= env.task.max_rounds
-        # the return is the utility plus penalties: shaping telescopes to zero
-        assert abs(total - (ep["utility"] + INVALID_ACTION_PENALTY * env.invalid[0])) < 1e-3 or ep["utility"] in (-1, 1) or any(clipped)
+        # the return is the utility (clipped to [-1, 1]) plus penalties: shaping telescopes to zero, `clip` pays the bound
+        assert abs(total - (ep["utility"] + INVALID_ACTION_PENALTY * env.invalid[0])) < 1e-4 or abs(res.reward) == 1.
 
 
 def test_contract_names():
@@ -441,6 +438,59 @@ def test_transcript_turns_made_on_read_keep_order():
     assert [t.action for t in env.transcript.turns][n] == "wait"
     d = Transcript.from_json(env.transcript.to_json())
     assert d.turns == env.transcript.turns and d.meta == env.transcript.meta
+
+
+def _range(row):
+    "(lo, hi) of a REWARD_TABLE row's documented range ('[-1, 1]' or a single value)."
+    v = json.loads(row["range"])
+    return (v, v) if isinstance(v, (int, float)) else tuple(v)
+
+RANGES = {r["component"]: _range(r) for r in REWARD_TABLE}
+
+
+class Garbled:
+    "A policy that now and then sends an invalid action instead (to put penalties in the property test)."
+    def __init__(self, pol, every): self.pol, self.every, self.name = pol, every, pol.name
+    def reset(self, seed): self.pol.reset(seed); self.t = 0
+    def act(self, obs):
+        self.t += 1
+        return "not json" if self.every and self.t % self.every == 0 else self.pol.act(obs)
+
+
+@settings(max_examples=160, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(TASKS)), st.sampled_from(sorted(POLICIES) + ["dues_dodge"]), st.integers(0, 2**40),
+       st.sampled_from([0, 0, 3, 7]))
+def test_rewards_and_returns_stay_in_their_documented_bounds(task, policy, seed, garble):
+    "Every component within its REWARD_TABLE range, every step in [-1, 1] (+ penalty), the return the clipped utility (+ penalties)."
+    pol = Garbled(DuesDodge(seed) if policy == "dues_dodge" else POLICIES[policy](seed), garble)
+    env = make_env(task, seed)
+    steps = []
+    def check(env, res):
+        comp = res.info["reward_components"]
+        assert abs(sum(comp.values()) - res.reward) < 1e-9, comp
+        for k, v in comp.items():
+            lo, hi = RANGES[k]
+            assert lo - 1e-12 <= v <= hi + 1e-12, (k, v)
+        pen = comp.get("invalid_action", 0.)
+        assert -1. + pen - 1e-12 <= res.reward <= 1. + pen + 1e-12, res.reward
+        steps.append(res.reward - pen)
+    total, res = play(env, pol, seed, check)
+    ep = res.info["episode"]
+    penalties = INVALID_ACTION_PENALTY * env.invalid[0]
+    assert -1. - 1e-9 <= total - penalties <= 1. + 1e-9, total
+    assert -1. <= ep["utility"] <= 1.
+    if abs(steps[-1]) < 1.:               # unless the last step itself was cut at 1: the return is the clipped utility
+        assert abs(total - penalties - ep["utility"]) < 1e-4, (total, penalties, ep["utility"])
+
+
+def test_return_is_bounded_in_the_parallel_view_too():
+    for task in sorted(TASKS):
+        for seed in range(3):
+            returns, pe = run_parallel(task, seed, "expert")
+            for a, r in returns.items():
+                lab = int(a[1:])
+                assert -1. - 1e-9 <= r - INVALID_ACTION_PENALTY * pe.env.invalid[lab] <= 1. + 1e-9
+                assert abs(r - INVALID_ACTION_PENALTY * pe.env.invalid[lab] - pe.env.utility(lab)) < 1e-4
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))

@@ -108,14 +108,18 @@ SHAPING = .5
 COALITION_DISCOUNT = .15
 REFUND_FRACTION = .5
 REWARD_TABLE = [
-    {"component": "money", "when": "any step money moves (trades, exchange, energy, breach fines, settlement)",
-     "range": "[-1, 1]", "formula": "Δ(budget + escrow) / N", "why": "spending and earning are the economy"},
+    {"component": "money", "when": "any step money moves (trades, exchange, energy, breach fines, settlement, unpaid dues)",
+     "range": "[-1, 1]", "formula": "Δ(budget + escrow − unpaid) / N, N = job value + list value of the blocks owned at the start",
+     "why": "spending and earning are the economy"},
     {"component": "job_value", "when": "a job completes, or closes at its deadline / the end with partial credit",
      "range": "[0, 1]", "formula": "credited / N; credited = value·(1 − 0.3·urgency·round/max_rounds) or value·partial_credit·done/gpu_hours",
      "why": "finishing jobs (early when urgent) is the goal"},
     {"component": "progress_shaping", "when": "GPU-hours run on an open job; reversed when it closes",
      "range": "[-0.5, 0.5]", "formula": "Φ(s') − Φ(s), Φ = 0.5·Σ_open value·done/gpu_hours / N, Φ(end) = 0",
      "why": "dense signal for partial progress; potential-based, sums to 0 per episode, unfarmable"},
+    {"component": "clip", "when": "only at a bound: the utility outside [-1, 1], or a step's sum or its money outside [-1, 1]",
+     "range": "[-3.5, 2.5]", "formula": "reward − (money + job_value + progress_shaping); reward = clip(clip(U, −1, 1) + Φ − paid so far, −1, 1)",
+     "why": "a step's reward stays in [-1, 1] and the return is the utility clipped to [-1, 1]"},
     {"component": "invalid_action", "when": "the action fails to parse or is not allowed now (state unchanged)",
      "range": f"{INVALID_ACTION_PENALTY}", "formula": f"{INVALID_ACTION_PENALTY}; episode ends after {MAX_INVALID_ACTIONS}",
      "why": "precise errors teach the format"},
@@ -333,7 +337,8 @@ def _setup(task: TaskConfig, judge: str, driven: tuple) -> tuple:
                             "driven": list(driven), "sell_margin": SELL_MARGIN, "buy_factor": BUY_FACTOR,
                             "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
                             "pitch": "states the price with its premium",   # sellers' messages changed
-                            "settlement": "dues and fines from every holding; the unpaid rest charged"})
+                            "settlement": "dues and fines from every holding; the unpaid rest charged",
+                            "reward": "N = job value + endowment; the return is the utility clipped to [-1, 1]"})
     return order, decay, version
 
 _SETUPS = {}              # (task, judge name, driven) -> `_setup(…)`: the version hash alone costs more than a reset
@@ -364,12 +369,17 @@ class MarketEnv:
         self.w = generate_world(self.task, self.seed, self.rng)
         self.views = v = _new(_Views); v.cache = {}   # = _Views(), without the __init__ call
         n = len(self.w.labs)
+        endow = [0.] * n              # the list value of the blocks each lab owns at the start
+        for b in self.w.blocks.values():
+            if b.owner >= 0: endow[b.owner] += b.base_price
         self.norm, self.wealth0, self.pre, names = [], [], [], []
         for l in self.w.labs:         # one pass; at the start `_account(i)` is (budget, 0, 0)
-            v = 0
+            v = endow[l.idx]
             for j in l.jobs: v += j.value
             self.norm.append(v if v > 1. else 1.); self.wealth0.append(l.budget); self.pre.append((l.budget, 0., 0.)); names.append(l.name)
         self.pre_v = [0] * n          # each lab's `acct_version` when `pre` was taken
+        self.raw_return = [0.] * n    # each lab's components summed so far (penalties aside)
+        self.clip_total = [0.] * n    # each lab's `clip` component summed so far (0 unless a bound was reached)
         self.invalid = [0] * n
         self.last_error = [None] * n
         self.pitched = set()          # (lab, text) already pitched: repeated text scores less
@@ -392,18 +402,17 @@ class MarketEnv:
         "Everything needed to continue this episode later (deep copy)."
         return copy.deepcopy((self.w, self.rng.getstate(), self.invalid, self.last_error, self.pitched, self.done,
                               self.reason, self.stats, self.transcript.meta, list(self.transcript.turns), self.pre, self.seed,
-                              self.wealth0))
+                              self.wealth0, self.norm, self.raw_return, self.clip_total))
 
     def restore(self, snap):
         "Return to a `snapshot()`."
         self.fresh = None
         (self.w, st, self.invalid, self.last_error, self.pitched, self.done, self.reason, self.stats, meta, turns,
-         self.pre, self.seed, self.wealth0) = copy.deepcopy(snap)
+         self.pre, self.seed, self.wealth0, self.norm, self.raw_return, self.clip_total) = copy.deepcopy(snap)
         self.rng.setstate(st)
         self.pre_v = [-1] * len(self.w.labs)   # the next reward takes every account again
         self.transcript = _Transcript(meta=meta, turns=turns)
         self.views = _Views()
-        self.norm = [max(1., sum(j.value for j in l.jobs)) for l in self.w.labs]
 
     def state_key(self) -> str:
         "A deterministic fingerprint of the market state (for tests and replays)."
@@ -432,16 +441,15 @@ class MarketEnv:
     def utility(self, lab: int = 0,
                 acct: tuple | None = None,  # `_account(lab)` when just computed (`step` passes the one `_reward` made)
                ) -> float:
-        "Normalized utility so far: (credited value + wealth change) / total job value, clipped to [-1, 1]."
+        "Normalized utility so far: (credited value + wealth change) / N (job value + endowment), clipped to [-1, 1]."
         w, cred, _ = acct or self._account(lab)
         return max(-1., min(1., (cred + w - self.wealth0[lab]) / self.norm[lab]))
 
     def _reward(self, lab: int) -> tuple:
-        "Reward components since the last call for `lab`, and their sum."
+        "Reward components since the last call for `lab`, and the reward: their sum, unless a bound needs the `clip` component."
         v = self.w.labs[lab].acct_version
         if v == self.pre_v[lab] and not self.done:   # nothing in the account moved (the end zeroes the potential):
-            self._raw = 0.            # every component is 0, as taking it again would give
-            return _NO_REWARD.copy(), 0.
+            return _NO_REWARD.copy(), 0.   # every component is 0, as taking it again would give
         self.pre_v[lab] = v
         m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
         w0, c0, p0 = self.pre[lab]
@@ -456,9 +464,26 @@ class MarketEnv:
         if p1 != p0:
             x = p1 - p0
             ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
-        self._raw = x = m + jv + ps   # = sum(comp.values()), before clipping
-        x = x if x < 1. else 1.       # = max(-1., min(1., x)): min/max with keywords-capable signatures are slow calls
-        return {"money": m, "job_value": jv, "progress_shaping": ps}, x if x > -1. else -1.
+        x = m + jv + ps
+        R = self.raw_return[lab] + x  # the components' sum so far: the utility plus the potential
+        self.raw_return[lab] = R
+        c = self.clip_total[lab]
+        u = R - p1                    # the utility now (unclipped)
+        if c == 0. and -1. <= u <= 1. and -1. <= x <= 1. and -1. <= m <= 1.:   # within every bound (almost every step): the sum
+            return {"money": m, "job_value": jv, "progress_shaping": ps}, x
+        return self._bounded(lab, m, jv, ps, x, R, c, u, p1)
+
+    def _bounded(self, lab, m, jv, ps, x, R, c, u, p1) -> tuple:
+        "The reward of a step at a bound: the way from what was paid so far to the clipped utility plus the potential, at most 1."
+        t = (u if u < 1. else 1.) if u > -1. else -1.   # the utility clipped to [-1, 1]
+        y = t + p1 - (R - x + c)      # that target minus the rewards paid so far (their components plus `clip`)
+        r = (y if y < 1. else 1.) if y > -1. else -1.
+        self.clip_total[lab] = c + (r - x)
+        mc = (m if m < 1. else 1.) if m > -1. else -1.   # money shown within its range; the rest is in `clip`
+        comp = {"money": mc, "job_value": jv, "progress_shaping": ps}
+        d = r - (mc + jv + ps)
+        if d: comp["clip"] = d
+        return comp, r
 
     # ---- parsing helpers -------------------------------------------------------------------------
     def _lab(self, v: str, me: int, field="target") -> int:
@@ -861,9 +886,7 @@ class MarketEnv:
             self._advance()
             if self.w.round >= self.w.max_rounds: self._end("max_rounds")
         comp, r = self._reward(0)
-        raw = self._raw               # the components' sum before clipping
-        if e is not None: comp["invalid_action"] = INVALID_ACTION_PENALTY; r += INVALID_ACTION_PENALTY; raw += INVALID_ACTION_PENALTY
-        if raw != r: comp["clip"] = r - raw
+        if e is not None: comp["invalid_action"] = INVALID_ACTION_PENALTY; r += INVALID_ACTION_PENALTY
         info["reward_components"] = comp
         if self.done:
             info["episode"] = ep = self.episode_info(0, self.pre[0])   # the account `_reward` just took: nothing moved since
