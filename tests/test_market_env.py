@@ -389,6 +389,41 @@ def test_coalition_dues_cannot_be_dodged(task, seeds):
     assert dodged >= 2, dodged              # the dodge was tried where dues were owed (else this test shows nothing)
 
 
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_pettingzoo_api_tests_pass_on_every_task(task):
+    "PettingZoo's own checkers: `parallel_api_test`, and `api_test` on the AEC env `parallel_to_aec` makes of it."
+    import warnings
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import parallel_api_test, api_test
+    from pettingzoo.utils.conversions import parallel_to_aec
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # advice only: Box/Discrete spaces, 'player_0' names, numpy observations
+        parallel_api_test(MarketParallelEnv(task, 0), num_cycles=80)
+        api_test(parallel_to_aec(MarketParallelEnv(task, 0, render_mode="ansi")), num_cycles=80)
+    pe = MarketParallelEnv(task, 0)
+    assert pe.observation_space("L0") is pe.observation_space(pe.possible_agents[-1])   # one spaces.Dict for every agent
+    assert type(pe.observation_space("L0")).__name__ == "Dict"
+    with pytest.warns(UserWarning, match="render mode"): assert pe.render() is None   # PettingZoo's default: no render mode
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(TASKS)), st.sampled_from(sorted(POLICIES)), st.integers(0, 2**40))
+def test_every_observation_is_in_the_observation_space(task, policy, seed):
+    "The parallel view's `spaces.Dict` holds every lab's observation at every round, whatever the policies play."
+    pytest.importorskip("gymnasium")
+    pols = {}
+    pe = MarketParallelEnv(task, seed)
+    space = pe.observation_space("L0")
+    obs, _ = pe.reset(seed)
+    for a in pe.possible_agents: pols[a] = POLICIES[policy](seed); pols[a].reset(seed)
+    while True:
+        for a, o in obs.items(): assert space.contains(o), (a, o)
+        if not pe.agents: break
+        acts = {a: pols[a].act(obs[a]) for a in pe.agents}
+        if seed % 3 == 0: acts[pe.agents[0]] = "not json"   # observations with a last_error
+        obs, *_ = pe.step(acts)
+
+
 def test_parallel_view_all_policies_keep_books():
     for task in sorted(TASKS):
         for seed in range(5):
