@@ -7,7 +7,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/cli.html.md"""
 # %% ../nbs/90_cli.ipynb #0b96c03b
 from __future__ import annotations
 import argparse, contextlib, json, sys, time
-from .evaluate import format_table, parse_seeds, display_rows
+# `evaluate` (tables, seed specs) is imported where it is used: it loads numpy, most of what `--help` would cost
 
 # %% auto #0
 __all__ = ['emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval', 'cmd_report', 'cmd_serve',
@@ -19,6 +19,7 @@ def emit(result, as_json: bool = False, title: str | None = None):
     if as_json:
         print(json.dumps(result, default=str, ensure_ascii=False)); return
     if title: print(title)
+    from bazaarbatna.evaluate import format_table
     if isinstance(result, list): print(format_table(result)); return
     if isinstance(result, dict):
         for k, v in result.items():
@@ -78,8 +79,8 @@ def cmd_seller_quality(args):
 
 def cmd_eval(args):
     "A tournament: seeds x tasks x policies; records under --out."
+    from bazaarbatna.evaluate import run_eval, parse_seeds, display_rows
     seeds = parse_seeds(args.seeds)
-    from bazaarbatna.evaluate import run_eval
     from bazaarbatna.arenas import list_tasks, list_policies
     tasks = list(list_tasks(args.arena)) if args.tasks == "all" else args.tasks.split(",")
     pols = list(list_policies(args.arena)) if args.policies == "all" else args.policies.split(",")
@@ -141,6 +142,7 @@ def cmd_demo(args):
 def cmd_arena(args):
     "Several policies bid on the same listing (`bazaar.arena`): how each buyer's deal closed, per policy and per episode."
     from bazaarbatna.bazaar.arena import arena_report
+    from bazaarbatna.evaluate import parse_seeds
     from bazaarbatna.arenas import list_policies
     pols = list(list_policies("bazaar")) if args.policies == "all" else [p.strip() for p in args.policies.split(",") if p.strip()]
     rep = arena_report(pols, parse_seeds(args.seeds), task=args.task, budget_spread=args.budget_spread, out_dir=args.out)

@@ -8,7 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/server.html.md"""
 from __future__ import annotations
 import asyncio, json, math, os, secrets, socket, statistics, subprocess, sys, threading, time
 from functools import lru_cache
-from typing import Any, ClassVar, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from . import arenas as _arenas
 from .core import ActionError
@@ -22,7 +22,7 @@ try:
     from fastapi.responses import JSONResponse
     from fastapi.exceptions import RequestValidationError
     from pydantic_core import PydanticCustomError
-    from pydantic import BaseModel, ConfigDict, Field as PField, StrictInt, StrictStr, create_model, model_validator
+    from pydantic import BaseModel, BeforeValidator, ConfigDict, Field as PField, StrictInt, StrictStr, create_model, model_validator
     from openenv.core.env_server.http_server import HTTPEnvServer
     from openenv.core.env_server.interfaces import Environment
     from openenv.core.env_server.serialization import serialize_observation
@@ -36,11 +36,12 @@ finally:
     if _skip_web and sys.modules.get("openenv.core.env_server.web_interface", 0) is None: del sys.modules["openenv.core.env_server.web_interface"]
 
 # %% auto #0
-__all__ = ['MAX_SESSIONS', 'MAX_MESSAGE_BYTES', 'SESSION_TIMEOUT_S', 'MAX_TEXT_CHARS', 'ENV_VARS', 'ERRORS', 'NO_SESSION',
-           'CLIENTS', 'ArenaAction', 'action_model', 'ArenaObservation', 'ArenaState', 'observation_model',
-           'EpisodeError', 'ArenaEnvironment', 'environment_class', 'ErrorBody', 'ArenaServer', 'ResetBody',
-           'SessionBody', 'SessionResult', 'HighlightBody', 'arena_router', 'LimitMiddleware', 'create_app', 'serve',
-           'ServerThread', 'ServerError', 'ArenaClient', 'BazaarEnv', 'MarketEnv', 'bench_server']
+__all__ = ['MAX_SESSIONS', 'MAX_MESSAGE_BYTES', 'SESSION_TIMEOUT_S', 'MAX_TEXT_CHARS', 'ENV_VARS', 'MAX_SEED', 'ERRORS',
+           'NO_SESSION', 'CLIENTS', 'json_int', 'ArenaAction', 'action_model', 'ArenaObservation', 'ArenaState',
+           'observation_model', 'EpisodeError', 'ArenaEnvironment', 'environment_class', 'ErrorBody', 'ArenaServer',
+           'ResetBody', 'reset_body', 'SessionBody', 'SessionResult', 'HighlightBody', 'arena_router',
+           'LimitMiddleware', 'create_app', 'serve', 'ServerThread', 'ServerError', 'ArenaClient', 'BazaarEnv',
+           'MarketEnv', 'bench_server']
 
 # %% ../nbs/60_server.ipynb #b0b9cff0
 MAX_SESSIONS = 64               # open sessions (WebSocket + HTTP) across both arenas
@@ -51,10 +52,28 @@ ENV_VARS = {"max_sessions": "BAZAARBATNA_MAX_SESSIONS", "max_message_bytes": "BA
             "session_timeout_s": "BAZAARBATNA_SESSION_TIMEOUT_S", "arenas": "BAZAARBATNA_ARENAS"}
 
 # %% ../nbs/60_server.ipynb #2d942ecb
+def _integral(v):
+    "An integral float as the int it is (JSON Schema's `integer` includes 5.0); anything else unchanged, for the strict check."
+    return int(v) if type(v) is float and v.is_integer() else v
+
+def json_int(lo: int | None = None, hi: int | None = None):
+    "A whole number in [lo, hi] as JSON Schema's `integer` means it (5.0 included): a strict type whose schema states the bounds."
+    return Annotated[StrictInt, PField(ge=lo, le=hi), BeforeValidator(_integral)]
+
+def _shapes(schema) -> list:
+    "The JSON Schema `oneOf` of an action model: `text` alone, or per action its name and the fields it requires (not null)."
+    nn = {"not": {"type": "null"}}
+    out = [{"title": "text", "required": ["text"], "properties": {"text": {"type": "string"}, "action": {"type": "null"}}}]
+    for name, fields in schema.actions.items():
+        req = [f.name for f in (*fields, *schema.common) if f.required]
+        out.append({"title": name, "required": ["action", *req],
+                    "properties": {"action": {"const": name}, "text": {"type": "null"}, **{f: nn for f in req}}})
+    return out
+
 def _field_type(kinds: set, choices: tuple):
     "The strict pydantic type for a schema field seen with `kinds`."
     if kinds == {"number"} or kinds == {"number", "integer"}: return float
-    if kinds == {"integer"}: return StrictInt
+    if kinds == {"integer"}: return json_int()
     if kinds == {"string"}: return StrictStr
     if kinds == {"enum"}: return Literal[tuple(choices)] if choices else StrictStr
     return Any
@@ -63,6 +82,13 @@ class ArenaAction(Action):
     "Base of the arena action models: either the arena's structured fields, or `text` holding a model's raw reply."
     model_config = ConfigDict(extra="forbid", strict=True, validate_assignment=True)
     action_schema: ClassVar[Any] = None  # the arena's ActionSchema, set on each generated subclass
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema, handler):
+        "The fields' schema, plus the `oneOf` of the shapes `_one_shape` accepts (so the schema admits exactly those)."
+        js = handler.resolve_ref_schema(handler(core_schema))
+        if cls.action_schema is not None: js["oneOf"] = _shapes(cls.action_schema)
+        return js
 
     def payload(self) -> Union[dict, str]:
         "What the env's `step` receives: the raw text, or the dict of fields that were set."
@@ -99,10 +125,11 @@ def action_model(arena: str,  # "bazaar" or "market"
         typ = _field_type(kinds[name], choices[name])
         one = len(kinds[name]) == 1
         kw = dict(description=docs[name] or None)
-        if one and f.kind in ("number", "integer"):
+        if one and f.kind == "integer": typ = json_int(f.lo, f.hi)   # bounds inside the type: its schema then states them
+        elif one and f.kind == "number":
             if f.lo is not None: kw["ge"] = f.lo
             if f.hi is not None: kw["le"] = f.hi
-            if f.kind == "number": kw["allow_inf_nan"] = False
+            kw["allow_inf_nan"] = False
         if one and f.kind == "string" and f.max_len is not None: kw["max_length"] = f.max_len
         defs[name] = (Optional[typ], PField(None, **kw))
     model = create_model(f"{arena.title()}Action", __base__=ArenaAction, __module__=__name__,
@@ -138,10 +165,14 @@ def observation_model(arena: str) -> type:
 class EpisodeError(RuntimeError):
     "A step that the episode's state does not allow: before `reset`, or after the episode ended."
 
+MAX_SEED = 2**53 - 1   # the largest seed the API takes: every JSON number up to it is exact in a double, so a schema
+                       # check with floats (JavaScript, many validators) and the server agree on where the range ends
+
 def _check_seed(seed):
     if seed is None: return secrets.randbelow(2**31)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be a whole number in [0, 2**63), got {seed!r:.40}")
+    seed = _integral(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be a whole number from 0 to 2**53 - 1 = {MAX_SEED}, got {seed!r:.40}")
     return seed
 
 class ArenaEnvironment(Environment):
@@ -220,7 +251,7 @@ class ErrorBody(BaseModel):
     detail: Union[str, list]
 
 ERRORS = {
-    400: "bad reset parameters: unknown task, bad seed, unknown parameter",
+    400: "a body that is not UTF-8 text (so not JSON at all); over the WebSocket, bad reset parameters (unknown task, bad seed, unknown parameter)",
     404: "unknown or expired session_id; unknown arena; unknown path",
     409: "no session named (use POST /reset first, or the WebSocket at /ws); the session belongs to a WebSocket; step before reset or after the episode ended",
     413: "request body larger than max_message_bytes",
@@ -284,10 +315,18 @@ class ArenaServer(HTTPEnvServer):
 class ResetBody(BaseModel):
     "POST /reset: start an episode; without session_id it opens a new HTTP session."
     model_config = ConfigDict(extra="forbid")
-    seed: Optional[StrictInt] = PField(None, ge=0, lt=2**63, description="episode seed (default: random, reported in metadata)")
+    seed: Optional[json_int(0, MAX_SEED)] = PField(None, description="episode seed (default: random, reported in metadata)")
     task: Optional[StrictStr] = PField(None, max_length=100, description="task name (see /tasks)")
     episode_id: Optional[StrictStr] = PField(None, max_length=255)
     session_id: Optional[StrictStr] = PField(None, max_length=64, description="reset this HTTP session instead of opening one")
+
+@lru_cache(maxsize=None)
+def reset_body(arena: str) -> type:
+    "`ResetBody` for `arena`: its `task` is an enum of the arena's tasks."
+    tasks = tuple(_arenas.get_arena(arena).TASKS)
+    return create_model(f"{arena.title()}ResetBody", __base__=ResetBody, __module__=__name__,
+                        __doc__=f"POST /{arena}/reset: start an episode; without session_id it opens a new HTTP session.",
+                        task=(Optional[Literal[tasks]], PField(None, description=f"a {arena} task (see /{arena}/tasks)")))
 
 class SessionBody(BaseModel):
     "A request naming an HTTP session."
@@ -331,11 +370,9 @@ def arena_router(srv: ArenaServer) -> APIRouter:
     "All routes of one arena (unprefixed), built on OpenEnv's `HTTPEnvServer.register_routes`."
     arena, sub = srv.arena, FastAPI()
     srv.register_routes(sub, mode="production")   # /ws /schema /metadata /health /mcp; /reset /step /state are ours
-    StepBody = _step_body(arena)
+    StepBody, ResetArena = _step_body(arena), reset_body(arena)
 
-    @sub.post("/reset", response_model=SessionResult, tags=["Environment Control"], responses=_doc(400, 404, 409, 413, 422, 429),
-              summary=f"Start a {arena} episode in an HTTP session")
-    async def http_reset(body: ResetBody = Body(default_factory=ResetBody), x_session_id: Optional[str] = Header(None, max_length=64)):
+    async def http_reset(body=Body(default_factory=ResetArena), x_session_id: Optional[str] = Header(None, max_length=64)):
         sid, created = body.session_id or x_session_id, False
         if sid: env = srv.owned(sid)
         else:
@@ -349,6 +386,9 @@ def arena_router(srv: ArenaServer) -> APIRouter:
             raise HTTPException(400, str(e))
         srv._update_session_activity(sid)
         return _result(sid, obs)
+    http_reset.__annotations__["body"] = ResetArena   # generated models: give FastAPI the class, not a name
+    sub.post("/reset", response_model=SessionResult, tags=["Environment Control"], responses=_doc(400, 404, 409, 413, 422, 429),
+             summary=f"Start a {arena} episode in an HTTP session")(http_reset)
 
     async def http_step(body, x_session_id: Optional[str] = Header(None, max_length=64)):
         sid = body.session_id or x_session_id
@@ -357,8 +397,8 @@ def arena_router(srv: ArenaServer) -> APIRouter:
         except EpisodeError as e: raise HTTPException(409, str(e))
         srv._update_session_activity(sid, increment_step=True)
         return _result(sid, obs)
-    http_step.__annotations__["body"] = StepBody   # a generated model: give FastAPI the class, not a name
-    sub.post("/step", response_model=SessionResult, tags=["Environment Control"], responses=_doc(404, 409, 413, 422),
+    http_step.__annotations__["body"] = StepBody
+    sub.post("/step", response_model=SessionResult, tags=["Environment Control"], responses=_doc(400, 404, 409, 413, 422),
              summary=f"One action in a {arena} HTTP session")(http_step)
 
     @sub.get("/state", response_model=ArenaState, tags=["State Management"], responses=_doc(404, 409, 422),
@@ -369,7 +409,7 @@ def arena_router(srv: ArenaServer) -> APIRouter:
         srv._update_session_activity(sid)
         return env.state
 
-    @sub.post("/close", tags=["Environment Control"], responses=_doc(404, 409, 413, 422), summary="Close an HTTP session")
+    @sub.post("/close", tags=["Environment Control"], responses=_doc(400, 404, 409, 413, 422), summary="Close an HTTP session")
     async def http_close(body: SessionBody = Body(default_factory=SessionBody), x_session_id: Optional[str] = Header(None, max_length=64)) -> dict:
         sid = body.session_id or x_session_id
         srv.owned(sid)
@@ -389,9 +429,11 @@ def arena_router(srv: ArenaServer) -> APIRouter:
     async def tasks() -> dict: return _arenas.list_tasks(arena)
 
     if arena == "bazaar":
-        @sub.post("/highlight", tags=["BazaarBATNA"], responses=_doc(413, 422), summary="Tells spans in a message")
+        @sub.post("/highlight", tags=["BazaarBATNA"], responses=_doc(400, 413, 422), summary="Tells spans in a message")
         async def highlight(body: HighlightBody) -> dict: return _highlight(body.message)
 
+    for r in sub.router.routes:       # OpenEnv's POST /mcp reads a body too: `LimitMiddleware` answers 413 there as well
+        if "POST" in (getattr(r, "methods", None) or ()) and 413 not in r.responses: r.responses.update(_doc(413))
     router = APIRouter()
     router.routes.extend(r for r in sub.router.routes if not any(t in getattr(r, "path", "") for t in _TASK_API))
     router.on_startup.extend(sub.router.on_startup); router.on_shutdown.extend(sub.router.on_shutdown)

@@ -75,3 +75,13 @@ def test_cli_help_lists_subcommands():
     text = out.stdout
     for sub in ["tasks", "policies", "demo", "eval", "report", "seller-quality", "bench", "serve", "train"]:
         assert sub in text
+
+def test_cli_starts_without_numpy():
+    "`bazaarbatna --help` and `tasks` load no numpy: `evaluate` (numpy, ~80 % of the start-up) is imported by the commands that use it."
+    code = ("import sys\nfrom bazaarbatna.cli import main\n"
+            "try: main(['--help'])\nexcept SystemExit: pass\n"
+            "main(['tasks', '--json'])\n"
+            "print('numpy' in sys.modules, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip().splitlines()[-1] == "False", out.stderr

@@ -33,15 +33,12 @@ def _ledger(env, res):
 def test_every_task_completes_100_seeds_with_ledger(task, policy):
     env, pol = make_env(task, 0), POLICIES[policy](0)
     for seed in range(100):
-        clipped = []
-        def check(env, res):
-            _ledger(env, res); clipped.append("clip" in res.info["reward_components"])
-        total, res = play(env, pol, seed, check)
+        total, res = play(env, pol, seed, _ledger)
         ep = res.info["episode"]
         assert ep["reason"] in ("finish", "max_rounds", "invalid_actions")
         assert -1 <= ep["utility"] <= 1 and ep["rounds"] <= env.task.max_rounds
-        # the return is the utility plus penalties: shaping telescopes to zero
-        assert abs(total - (ep["utility"] + INVALID_ACTION_PENALTY * env.invalid[0])) < 1e-3 or ep["utility"] in (-1, 1) or any(clipped)
+        # the return is the utility (clipped to [-1, 1]) plus penalties: shaping telescopes to zero, `clip` pays the bound
+        assert abs(total - (ep["utility"] + INVALID_ACTION_PENALTY * env.invalid[0])) < 1e-4 or abs(res.reward) == 1.
 
 
 def test_contract_names():
@@ -228,9 +225,14 @@ def test_malformed_actions_change_nothing(task):
     assert res.info["episode"]["reason"] == "invalid_actions"
 
 
+# ids with odd digits: superscripts, other scripts' decimal digits, fractions, Roman numerals, full-width digits
+_ODD_DIGITS = st.text(st.characters(categories=("Nd", "No", "Nl")), min_size=1, max_size=3)
+_IDS = st.one_of(st.sampled_from(["L1", "L0", "B0", "B1", "J00", "O101", "C101", "L¹", "L٣", "B١", "L１", "Lⅱ", "L½"]),
+                 st.builds(lambda p, d: p + d, st.sampled_from(["L", "l", "B", "J0", "O", "C", ""]), _ODD_DIGITS))
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(st.text(max_size=80), st.dictionaries(st.sampled_from(["action", "target", "block", "offer", "job", "payment", "coalition", "hours", "message"]),
-                 st.one_of(st.sampled_from(list(ACTION_SCHEMA.actions) + ["L1", "L0", "B0", "B1", "J00", "O101", "C101"]), st.integers(-5, 10**7),
+                 st.one_of(st.sampled_from(list(ACTION_SCHEMA.actions)), _IDS, st.integers(-5, 10**7),
                            st.floats(allow_nan=True), st.none(), st.text(max_size=10)), max_size=5)))
 def test_fuzz_never_crashes_and_keeps_books(raw):
     env = make_env("market_round", 1)
@@ -238,6 +240,27 @@ def test_fuzz_never_crashes_and_keeps_books(raw):
     res = env.step(raw)
     env.w.check_ledger()
     if "error" in res.info: assert env.state_key() == key
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["send_offer", "make_pitch", "form_coalition", "send_message"]), _IDS)
+def test_lab_ids_with_odd_digits_are_typed_errors(action, target):
+    "A lab id is 'L' and ASCII digits (or a lab's name): 'L¹' or 'L٣' gets the typed error, the penalty, an unchanged market."
+    env = make_env("market_round", 2)
+    key = env.state_key()
+    raw = {"action": action, "target": target, "block": "B0", "payment": 5, "message": "We pay a fair rate on time."}
+    res = env.step(raw)
+    if target.isascii(): return          # plain ids: valid or not, `test_fuzz…` covers them
+    assert res.info["error"]["field"] == "target" and res.info["error"]["code"] == "invalid_now", res.info["error"]
+    assert res.reward == INVALID_ACTION_PENALTY and env.state_key() == key
+
+
+def test_more_labs_than_names_is_a_clear_error():
+    "The market names 6 labs; asking for more is a ValueError naming the limit (not an IndexError from the name table)."
+    for n in (7, 0, 2.5):
+        with pytest.raises(ValueError, match="from 1 to 6"): make_env("market_round", 0, n_labs=n)
+    with pytest.raises(ValueError, match="from 1 to 6"): MarketParallelEnv("coalition_market", 0, n_labs=9)
+    assert len(make_env("market_round", 0, n_labs=6).w.labs) == 6
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))
@@ -328,6 +351,79 @@ def test_no_repeated_cycling_or_random_policy_beats_the_expert(task):
             assert m < expert, (name, m, expert)
 
 
+class DuesDodge(POLICIES["expert"]):
+    """The expert, plus the dues dodge: it plays every round (waits instead of finishing), from 5 rounds before the end
+    asks the labs outside its coalition into a second one, and in the last round, in two coalitions or more, moves its
+    whole budget into the newest one's escrow, so that the earlier coalition, settled first, finds nothing to take for
+    the pooled hours it ran. `dodge=False` is the plain strategy: the same play, waiting in the last round instead."""
+    def __init__(self, seed=0, dodge=True): self.dodge = dodge; super().__init__(seed)
+    def reset(self, seed=0):
+        super().reset(seed); self.asked, self.moved = set(), False
+    def act(self, obs):
+        a = super().act(obs)
+        cs, r, R = obs["coalitions"], obs["round"], obs["max_rounds"]
+        if a["action"] == "finish": a = {"action": "wait"}
+        if r == R - 1 and len(cs) >= 2 and obs["budget"] >= .02:
+            if not self.dodge: return {"action": "wait"}
+            self.moved = True
+            return {"action": "commit_to_coalition", "coalition": cs[-1]["id"], "payment": int(obs["budget"] * 100 - 1) / 100}
+        if cs and len(cs) < 2 and R - 5 <= r < R - 1 and a["action"] == "wait":
+            allied = {m for c in cs for m in c["members"]}
+            for l in obs["labs"]:
+                if l["id"] not in allied and l["id"] not in self.asked:
+                    self.asked.add(l["id"])
+                    return {"action": "form_coalition", "target": l["id"], "message": "Let's pool spare capacity at a fair rate; we pay on time."}
+        return a
+
+
+@pytest.mark.parametrize("task,seeds", [("market_round", range(30)), ("coalition_market", range(40))])
+def test_coalition_dues_cannot_be_dodged(task, seeds):
+    "Moving the whole budget into a later coalition's escrow in the last round gains nothing: dues are collected from every holding."
+    dodged = 0
+    for s in seeds:
+        dodge, plain = DuesDodge(s), DuesDodge(s, dodge=False)
+        (_, r_dodge, env), (_, r_plain, _) = run_episode(dodge, task, s), run_episode(plain, task, s)
+        assert r_dodge <= r_plain + 1e-9, (task, s, r_dodge, r_plain)
+        owed = any((0, o) in c.usage for c in list(env.w.coalitions.values())[:-1] for o in range(len(env.w.labs)))
+        dodged += dodge.moved and owed
+    assert dodged >= 2, dodged              # the dodge was tried where dues were owed (else this test shows nothing)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_pettingzoo_api_tests_pass_on_every_task(task):
+    "PettingZoo's own checkers: `parallel_api_test`, and `api_test` on the AEC env `parallel_to_aec` makes of it."
+    import warnings
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import parallel_api_test, api_test
+    from pettingzoo.utils.conversions import parallel_to_aec
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # advice only: Box/Discrete spaces, 'player_0' names, numpy observations
+        parallel_api_test(MarketParallelEnv(task, 0), num_cycles=80)
+        api_test(parallel_to_aec(MarketParallelEnv(task, 0, render_mode="ansi")), num_cycles=80)
+    pe = MarketParallelEnv(task, 0)
+    assert pe.observation_space("L0") is pe.observation_space(pe.possible_agents[-1])   # one spaces.Dict for every agent
+    assert type(pe.observation_space("L0")).__name__ == "Dict"
+    with pytest.warns(UserWarning, match="render mode"): assert pe.render() is None   # PettingZoo's default: no render mode
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(TASKS)), st.sampled_from(sorted(POLICIES)), st.integers(0, 2**40))
+def test_every_observation_is_in_the_observation_space(task, policy, seed):
+    "The parallel view's `spaces.Dict` holds every lab's observation at every round, whatever the policies play."
+    pytest.importorskip("gymnasium")
+    pols = {}
+    pe = MarketParallelEnv(task, seed)
+    space = pe.observation_space("L0")
+    obs, _ = pe.reset(seed)
+    for a in pe.possible_agents: pols[a] = POLICIES[policy](seed); pols[a].reset(seed)
+    while True:
+        for a, o in obs.items(): assert space.contains(o), (a, o)
+        if not pe.agents: break
+        acts = {a: pols[a].act(obs[a]) for a in pe.agents}
+        if seed % 3 == 0: acts[pe.agents[0]] = "not json"   # observations with a last_error
+        obs, *_ = pe.step(acts)
+
+
 def test_parallel_view_all_policies_keep_books():
     for task in sorted(TASKS):
         for seed in range(5):
@@ -379,6 +475,77 @@ def test_transcript_turns_made_on_read_keep_order():
     assert d.turns == env.transcript.turns and d.meta == env.transcript.meta
 
 
+def _range(row):
+    "(lo, hi) of a REWARD_TABLE row's documented range ('[-1, 1]' or a single value)."
+    v = json.loads(row["range"])
+    return (v, v) if isinstance(v, (int, float)) else tuple(v)
+
+RANGES = {r["component"]: _range(r) for r in REWARD_TABLE}
+
+
+class Garbled:
+    "A policy that now and then sends an invalid action instead (to put penalties in the property test)."
+    def __init__(self, pol, every): self.pol, self.every, self.name = pol, every, pol.name
+    def reset(self, seed): self.pol.reset(seed); self.t = 0
+    def act(self, obs):
+        self.t += 1
+        return "not json" if self.every and self.t % self.every == 0 else self.pol.act(obs)
+
+
+@settings(max_examples=160, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(TASKS)), st.sampled_from(sorted(POLICIES) + ["dues_dodge"]), st.integers(0, 2**40),
+       st.sampled_from([0, 0, 3, 7]))
+def test_rewards_and_returns_stay_in_their_documented_bounds(task, policy, seed, garble):
+    "Every component within its REWARD_TABLE range, every step in [-1, 1] (+ penalty), the return the clipped utility (+ penalties)."
+    pol = Garbled(DuesDodge(seed) if policy == "dues_dodge" else POLICIES[policy](seed), garble)
+    env = make_env(task, seed)
+    steps = []
+    def check(env, res):
+        comp = res.info["reward_components"]
+        assert abs(sum(comp.values()) - res.reward) < 1e-9, comp
+        for k, v in comp.items():
+            lo, hi = RANGES[k]
+            assert lo - 1e-12 <= v <= hi + 1e-12, (k, v)
+        pen = comp.get("invalid_action", 0.)
+        assert -1. + pen - 1e-12 <= res.reward <= 1. + pen + 1e-12, res.reward
+        steps.append(res.reward - pen)
+    total, res = play(env, pol, seed, check)
+    ep = res.info["episode"]
+    penalties = INVALID_ACTION_PENALTY * env.invalid[0]
+    assert -1. - 1e-9 <= total - penalties <= 1. + 1e-9, total
+    assert -1. <= ep["utility"] <= 1.
+    if abs(steps[-1]) < 1.:               # unless the last step itself was cut at 1: the return is the clipped utility
+        assert abs(total - penalties - ep["utility"]) < 1e-4, (total, penalties, ep["utility"])
+
+
+def test_return_is_bounded_in_the_parallel_view_too():
+    for task in sorted(TASKS):
+        for seed in range(3):
+            returns, pe = run_parallel(task, seed, "expert")
+            for a, r in returns.items():
+                lab = int(a[1:])
+                assert -1. - 1e-9 <= r - INVALID_ACTION_PENALTY * pe.env.invalid[lab] <= 1. + 1e-9
+                assert abs(r - INVALID_ACTION_PENALTY * pe.env.invalid[lab] - pe.env.utility(lab)) < 1e-4
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_reset_right_after_construction_is_the_drawn_episode(task):
+    "`make_env(task, s)` then `reset(s)` skips the second draw: the same episode as a full reset, and any play or other seed draws again."
+    import copy
+    for s in (0, 3):
+        env = make_env(task, s)
+        obs = env.reset(s)                # the constructor's draw
+        key = env.state_key()
+        env.fresh = None                  # force the full draw
+        assert canonical_json(env.reset(s)) == canonical_json(obs) and env.state_key() == key
+        env.step({"action": "wait"})
+        assert canonical_json(env.reset(s)) == canonical_json(obs) and env.state_key() == key   # played: drawn again
+        assert env.reset(s + 1) != obs    # another seed
+    env = make_env(task, 0)
+    assert env.reset(False) is not None and env.fresh is False   # False == 0, but another seed type: a full draw
+    assert make_env(task, 1, max_rounds=5).w.max_rounds == 5       # every configuration has its own setup
+
+
 def test_market_modules_do_not_import_torch():
     code = "import sys, bazaarbatna.market.env, bazaarbatna.market.policies, bazaarbatna.market.parallel, bazaarbatna.market.judge; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
@@ -387,7 +554,7 @@ def test_market_modules_do_not_import_torch():
 
 def test_bench_steps_reports():
     r = bench_steps(.2, "single_trade")
-    assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0
+    assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0 and r["fresh_env"]   # a new env per episode by default
     assert r["steps_per_cpu_s"] == r["cpu_steps_per_s"] > 0   # the bazaar bench's key too
 
 

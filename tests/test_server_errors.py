@@ -41,7 +41,9 @@ BAD_HTTP = [  # (method, path, kwargs, status, text the detail must contain)
     ("post", "/reset", {"json": {"seed": "seven"}}, 422, "seed"),
     ("post", "/reset", {"json": {"seed": -1}}, 422, "seed"),
     ("post", "/reset", {"json": {"seed": 1.5}}, 422, "seed"),
-    ("post", "/reset", {"json": {"task": "casino"}}, 400, "unknown"),
+    ("post", "/reset", {"json": {"task": "casino"}}, 422, "task"),          # the schema's enum of the arena's tasks
+    ("post", "/reset", {"json": {"seed": 2**53}}, 422, "seed"),             # past MAX_SEED, as the schema says
+    ("post", "/reset", {"content": b'{"seed": "\x80"}', "headers": {"content-type": "application/json"}}, 400, "pars"),   # not UTF-8
     ("post", "/reset", {"json": {"colour": "red"}}, 422, "colour"),
     ("post", "/reset", {"json": [1, 2]}, 422, ""),
     ("post", "/reset", {"json": {"session_id": "no-such-session"}}, 404, "unknown session_id"),

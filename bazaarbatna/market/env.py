@@ -36,6 +36,11 @@ class TaskConfig:
     n_shocks: int = 0               # distinct shock kinds scheduled (7 = all)
     archetypes: tuple | None = None # opponent archetypes to draw from (None: all five)
 
+    def __post_init__(self):
+        if not (type(self.n_labs) is int and 1 <= self.n_labs <= len(LAB_NAMES)):
+            raise ValueError(f"n_labs must be an integer from 1 to {len(LAB_NAMES)} (the market has {len(LAB_NAMES)} lab names: "
+                             f"{', '.join(LAB_NAMES)}); got {self.n_labs!r}")
+
     def describe(self) -> dict:
         "JSON-able description: name, difficulty, summary and parameters."
         d = asdict(self)
@@ -103,14 +108,18 @@ SHAPING = .5
 COALITION_DISCOUNT = .15
 REFUND_FRACTION = .5
 REWARD_TABLE = [
-    {"component": "money", "when": "any step money moves (trades, exchange, energy, breach fines, settlement)",
-     "range": "[-1, 1]", "formula": "Δ(budget + escrow) / N", "why": "spending and earning are the economy"},
+    {"component": "money", "when": "any step money moves (trades, exchange, energy, breach fines, settlement, unpaid dues)",
+     "range": "[-1, 1]", "formula": "Δ(budget + escrow − unpaid) / N, N = job value + list value of the blocks owned at the start",
+     "why": "spending and earning are the economy"},
     {"component": "job_value", "when": "a job completes, or closes at its deadline / the end with partial credit",
      "range": "[0, 1]", "formula": "credited / N; credited = value·(1 − 0.3·urgency·round/max_rounds) or value·partial_credit·done/gpu_hours",
      "why": "finishing jobs (early when urgent) is the goal"},
     {"component": "progress_shaping", "when": "GPU-hours run on an open job; reversed when it closes",
      "range": "[-0.5, 0.5]", "formula": "Φ(s') − Φ(s), Φ = 0.5·Σ_open value·done/gpu_hours / N, Φ(end) = 0",
      "why": "dense signal for partial progress; potential-based, sums to 0 per episode, unfarmable"},
+    {"component": "clip", "when": "only at a bound: the utility outside [-1, 1], or a step's sum or its money outside [-1, 1]",
+     "range": "[-3.5, 2.5]", "formula": "reward − (money + job_value + progress_shaping); reward = clip(clip(U, −1, 1) + Φ − paid so far, −1, 1)",
+     "why": "a step's reward stays in [-1, 1] and the return is the utility clipped to [-1, 1]"},
     {"component": "invalid_action", "when": "the action fails to parse or is not allowed now (state unchanged)",
      "range": f"{INVALID_ACTION_PENALTY}", "formula": f"{INVALID_ACTION_PENALTY}; episode ends after {MAX_INVALID_ACTIONS}",
      "why": "precise errors teach the format"},
@@ -320,33 +329,57 @@ class _Transcript(Transcript):
     @turns.setter
     def turns(self, v: list): self.__dict__["_turns"], self.__dict__["_raw"] = v, []
 
+def _setup(task: TaskConfig, judge: str, driven: tuple) -> tuple:
+    "(turn order, goodwill decay pairs, opponent version) of an env: what its constructor needs, made once per configuration."
+    order = _turn_order(task.n_labs, driven)   # per `round % n_labs`, the scripted labs in the order they act
+    decay = tuple((i, d) for i in order[0] for d in driven)   # (scripted lab, driven lab): goodwill that decays, one loop
+    version = version_hash({"arena": "market", "task": asdict(task), "judge": judge,
+                            "driven": list(driven), "sell_margin": SELL_MARGIN, "buy_factor": BUY_FACTOR,
+                            "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
+                            "pitch": "states the price with its premium",   # sellers' messages changed
+                            "settlement": "dues and fines from every holding; the unpaid rest charged",
+                            "reward": "N = job value + endowment; the return is the utility clipped to [-1, 1]"})
+    return order, decay, version
+
+_SETUPS = {}              # (task, judge name, driven) -> `_setup(…)`: the version hash alone costs more than a reset
+_RULE_JUDGE = RuleJudge() # the default judge, shared: its scores are a pure function of the pitch (a memo), so every env may read it
+
 class MarketEnv:
     "The GPU market with lab 0 driven by the caller and the others scripted (see `driven`)."
     def __init__(self, task: TaskConfig, seed: int = 0, judge=None, driven: tuple = (0,)):
-        self.task, self.judge, self.driven = task, judge or RuleJudge(), tuple(driven)
-        self.order = _turn_order(task.n_labs, self.driven)   # per `round % n_labs`, the scripted labs in the order they act
-        self.decay = tuple((i, d) for i in self.order[0] for d in self.driven)   # (scripted lab, driven lab): goodwill that decays, one loop
-        self.opponent_version = version_hash({"arena": "market", "task": asdict(task), "judge": self.judge.name,
-                                              "driven": list(self.driven), "sell_margin": SELL_MARGIN, "buy_factor": BUY_FACTOR,
-                                              "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
-                                              "pitch": "states the price with its premium"})   # sellers' messages changed
-        self.seed = seed
+        self.task, self.judge, self.driven = task, judge or _RULE_JUDGE, tuple(driven)
+        key = (task, self.judge.name, self.driven)
+        try: hit = _SETUPS.get(key)
+        except TypeError: hit = key = None   # a config with a list in it (not hashable): made afresh
+        if hit is None:
+            hit = _setup(task, self.judge.name, self.driven)
+            if key is not None: _SETUPS[key] = hit
+        self.order, self.decay, self.opponent_version = hit
+        self.seed, self.fresh = seed, None
         self.reset(seed)
 
     # ---- lifecycle -------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> dict:
         "Start a new episode (same seed, same episode); return lab 0's observation."
         if seed is not None: self.seed = seed
+        f = self.fresh                # the seed of an episode drawn and not played since (the constructor resets, and
+        if f is not None and f == self.seed and type(f) is type(self.seed):   # `make_env` then `reset` is the usual start):
+            return self.observe(0)    # that episode is this one, bit for bit (the draw is a function of the seed)
         self.rng = market_rng(self.seed, self.task.name)   # one stream: the world, then the market
         self.w = generate_world(self.task, self.seed, self.rng)
         self.views = v = _new(_Views); v.cache = {}   # = _Views(), without the __init__ call
         n = len(self.w.labs)
+        endow = [0.] * n              # the list value of the blocks each lab owns at the start
+        for b in self.w.blocks.values():
+            if b.owner >= 0: endow[b.owner] += b.base_price
         self.norm, self.wealth0, self.pre, names = [], [], [], []
         for l in self.w.labs:         # one pass; at the start `_account(i)` is (budget, 0, 0)
-            v = 0
+            v = endow[l.idx]
             for j in l.jobs: v += j.value
             self.norm.append(v if v > 1. else 1.); self.wealth0.append(l.budget); self.pre.append((l.budget, 0., 0.)); names.append(l.name)
         self.pre_v = [0] * n          # each lab's `acct_version` when `pre` was taken
+        self.raw_return = [0.] * n    # each lab's components summed so far (penalties aside)
+        self.clip_total = [0.] * n    # each lab's `clip` component summed so far (0 unless a bound was reached)
         self.invalid = [0] * n
         self.last_error = [None] * n
         self.pitched = set()          # (lab, text) already pitched: repeated text scores less
@@ -355,6 +388,7 @@ class MarketEnv:
         self.transcript = t = _new(_Transcript)   # = _Transcript(meta=…): its fields set directly (no __init__, no setter)
         t.__dict__.update(meta={"arena": "market", "task": self.task.name, "seed": self.seed,
                                 "opponent_version": self.opponent_version, "labs": names}, _turns=[], _raw=[])
+        self.fresh = self.seed        # `_apply`, `_end` and `restore` clear it
         return self.observe(0)
 
     def observe(self, lab: int = 0) -> dict:
@@ -368,17 +402,17 @@ class MarketEnv:
         "Everything needed to continue this episode later (deep copy)."
         return copy.deepcopy((self.w, self.rng.getstate(), self.invalid, self.last_error, self.pitched, self.done,
                               self.reason, self.stats, self.transcript.meta, list(self.transcript.turns), self.pre, self.seed,
-                              self.wealth0))
+                              self.wealth0, self.norm, self.raw_return, self.clip_total))
 
     def restore(self, snap):
         "Return to a `snapshot()`."
+        self.fresh = None
         (self.w, st, self.invalid, self.last_error, self.pitched, self.done, self.reason, self.stats, meta, turns,
-         self.pre, self.seed, self.wealth0) = copy.deepcopy(snap)
+         self.pre, self.seed, self.wealth0, self.norm, self.raw_return, self.clip_total) = copy.deepcopy(snap)
         self.rng.setstate(st)
         self.pre_v = [-1] * len(self.w.labs)   # the next reward takes every account again
         self.transcript = _Transcript(meta=meta, turns=turns)
         self.views = _Views()
-        self.norm = [max(1., sum(j.value for j in l.jobs)) for l in self.w.labs]
 
     def state_key(self) -> str:
         "A deterministic fingerprint of the market state (for tests and replays)."
@@ -386,9 +420,10 @@ class MarketEnv:
 
     # ---- accounting ------------------------------------------------------------------------------
     def wealth(self, lab: int) -> float:
-        "Budget plus escrow in unsettled coalitions."
+        "Budget plus escrow in unsettled coalitions, less what it could not pay (`Lab.unpaid`: fines and dues it defaulted on)."
         w = self.w
-        e = w.labs[lab].budget
+        L = w.labs[lab]
+        e = L.budget - L.unpaid if L.unpaid else L.budget
         if w.coalitions:              # (guards like this one skip loops over empty collections)
             for c in w.coalitions.values():
                 if not c.settled: e += c.money.get(lab, 0.)
@@ -406,16 +441,15 @@ class MarketEnv:
     def utility(self, lab: int = 0,
                 acct: tuple | None = None,  # `_account(lab)` when just computed (`step` passes the one `_reward` made)
                ) -> float:
-        "Normalized utility so far: (credited value + wealth change) / total job value, clipped to [-1, 1]."
+        "Normalized utility so far: (credited value + wealth change) / N (job value + endowment), clipped to [-1, 1]."
         w, cred, _ = acct or self._account(lab)
         return max(-1., min(1., (cred + w - self.wealth0[lab]) / self.norm[lab]))
 
     def _reward(self, lab: int) -> tuple:
-        "Reward components since the last call for `lab`, and their sum."
+        "Reward components since the last call for `lab`, and the reward: their sum, unless a bound needs the `clip` component."
         v = self.w.labs[lab].acct_version
         if v == self.pre_v[lab] and not self.done:   # nothing in the account moved (the end zeroes the potential):
-            self._raw = 0.            # every component is 0, as taking it again would give
-            return _NO_REWARD.copy(), 0.
+            return _NO_REWARD.copy(), 0.   # every component is 0, as taking it again would give
         self.pre_v[lab] = v
         m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
         w0, c0, p0 = self.pre[lab]
@@ -430,14 +464,31 @@ class MarketEnv:
         if p1 != p0:
             x = p1 - p0
             ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
-        self._raw = x = m + jv + ps   # = sum(comp.values()), before clipping
-        x = x if x < 1. else 1.       # = max(-1., min(1., x)): min/max with keywords-capable signatures are slow calls
-        return {"money": m, "job_value": jv, "progress_shaping": ps}, x if x > -1. else -1.
+        x = m + jv + ps
+        R = self.raw_return[lab] + x  # the components' sum so far: the utility plus the potential
+        self.raw_return[lab] = R
+        c = self.clip_total[lab]
+        u = R - p1                    # the utility now (unclipped)
+        if c == 0. and -1. <= u <= 1. and -1. <= x <= 1. and -1. <= m <= 1.:   # within every bound (almost every step): the sum
+            return {"money": m, "job_value": jv, "progress_shaping": ps}, x
+        return self._bounded(lab, m, jv, ps, x, R, c, u, p1)
+
+    def _bounded(self, lab, m, jv, ps, x, R, c, u, p1) -> tuple:
+        "The reward of a step at a bound: the way from what was paid so far to the clipped utility plus the potential, at most 1."
+        t = (u if u < 1. else 1.) if u > -1. else -1.   # the utility clipped to [-1, 1]
+        y = t + p1 - (R - x + c)      # that target minus the rewards paid so far (their components plus `clip`)
+        r = (y if y < 1. else 1.) if y > -1. else -1.
+        self.clip_total[lab] = c + (r - x)
+        mc = (m if m < 1. else 1.) if m > -1. else -1.   # money shown within its range; the rest is in `clip`
+        comp = {"money": mc, "job_value": jv, "progress_shaping": ps}
+        d = r - (mc + jv + ps)
+        if d: comp["clip"] = d
+        return comp, r
 
     # ---- parsing helpers -------------------------------------------------------------------------
     def _lab(self, v: str, me: int, field="target") -> int:
         w = self.w
-        if len(v) >= 2 and v[0] in "Ll" and v[1:].isdigit():
+        if len(v) >= 2 and v[0] in "Ll" and v.isascii() and v[1:].isdigit():   # ASCII digits only: "L¹" and "L٣" are not ids
             k = int(v[1:])
             if k < len(w.labs):
                 if k == me: raise _err(field, "that is you; name another lab")
@@ -728,6 +779,7 @@ class MarketEnv:
     # ---- rounds ----------------------------------------------------------------------------------
     def _apply(self, lab: int, raw) -> tuple:
         "Parse and carry out `raw` for `lab`: (action, None) or (None, ActionError) with the world untouched."
+        self.fresh = None             # the episode is being played: a reset draws it again
         try:
             a = _parse(raw)
             _HANDLERS[a["action"]](self, lab, a)
@@ -789,6 +841,7 @@ class MarketEnv:
 
     def _end(self, reason: str):
         "Close the episode: partial credit for open jobs, settle every coalition."
+        self.fresh = None
         w = self.w
         expire_jobs(w, final=True)
         for c in w.coalitions.values():
@@ -833,9 +886,7 @@ class MarketEnv:
             self._advance()
             if self.w.round >= self.w.max_rounds: self._end("max_rounds")
         comp, r = self._reward(0)
-        raw = self._raw               # the components' sum before clipping
-        if e is not None: comp["invalid_action"] = INVALID_ACTION_PENALTY; r += INVALID_ACTION_PENALTY; raw += INVALID_ACTION_PENALTY
-        if raw != r: comp["clip"] = r - raw
+        if e is not None: comp["invalid_action"] = INVALID_ACTION_PENALTY; r += INVALID_ACTION_PENALTY
         info["reward_components"] = comp
         if self.done:
             info["episode"] = ep = self.episode_info(0, self.pre[0])   # the account `_reward` just took: nothing moved since
@@ -869,7 +920,9 @@ def make_env(task: str = "market_round",  # a name in TASKS
     return MarketEnv(cfg, seed, **kw)
 
 # %% ../../nbs/23_market_env.ipynb #db4f56d8
-def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = "expert") -> dict:
+def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = "expert",
+                fresh: bool = True,  # a new env per episode (`make_env`, as the anchors measure); False: one env, reset
+               ) -> dict:
     "Env steps/s over whole episodes with a built-in policy on one core."
     from bazaarbatna.market.policies import POLICIES
     env, pol = make_env(task, 0), POLICIES[policy](0)
@@ -878,6 +931,7 @@ def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = 
     t0 = time.perf_counter(); end = t0 + seconds
     while time.perf_counter() < end:
         pol.reset(episodes)
+        if fresh: env = make_env(task, episodes)   # its constructor resets it
         obs = env.reset(episodes)
         while True:
             res = env.step(pol.act(obs)); steps += 1
@@ -888,4 +942,4 @@ def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = 
     cps = round(steps / max(cpu, 1e-9), 1)
     return {"steps_per_s": round(steps / dt, 1), "cpu_steps_per_s": cps, "steps_per_cpu_s": cps,   # the bazaar bench's name too
             "episodes": episodes, "steps": steps, "seconds": round(dt, 3),
-            "task": task, "policy": policy}
+            "task": task, "policy": policy, "fresh_env": fresh}

@@ -6,42 +6,122 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_parallel.html.md"""
 
 # %% ../../nbs/25_market_parallel.ipynb #fbefac66
 from __future__ import annotations
+import string
+from types import SimpleNamespace
 from ..core import INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS
-from .env import make_env, TASKS
+from .env import make_env, TASKS, TaskConfig
 
 # %% auto #0
-__all__ = ['MarketParallelEnv', 'market_observation_space', 'run_parallel']
+__all__ = ['market_observation_space', 'market_action_space', 'MarketParallelEnv', 'run_parallel']
+
+# %% ../../nbs/25_market_parallel.ipynb #389d4625
+_ID_CHARS = string.ascii_letters + string.digits + "_"   # ids, names, statuses, kinds, error codes and fields
+_ACTION_CHARS = "".join(c for c in string.printable if c not in "\x0b\x0c")   # printable ASCII, tab and newlines
+_SPACES = None                    # the classes `_spaces` makes, once
+
+def _spaces():
+    "gymnasium's `spaces` module with the leaf classes market observations need (`Number`, `AnyText`, `ListOf`, `Maybe`), made once."
+    global _SPACES
+    if _SPACES is not None: return _SPACES
+    import numpy as np
+    from gymnasium import spaces
+
+    class Number(spaces.Box):
+        "A real number in [low, high] as observations hold it (a Python float or int): a 0-d `Box` that takes it without casting."
+        def __init__(self, low=-np.inf, high=np.inf, seed=None): super().__init__(low, high, shape=(), dtype=np.float64, seed=seed)
+        def contains(self, x) -> bool:
+            return (type(x) is float or type(x) is int) and bool(self.low <= x <= self.high)   # NaN fails; bools are not numbers here
+
+    class AnyText(spaces.Text):
+        "A string of any characters, at most `max_length` of them (messages); `sample` draws from the charset."
+        def contains(self, x) -> bool: return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+    class ListOf(spaces.Sequence):
+        "A list of members of `feature_space` (observations hold lists; `Sequence` itself takes tuples)."
+        def contains(self, x) -> bool: return isinstance(x, list) and all(self.feature_space.contains(v) for v in x)
+        def sample(self, mask=None, probability=None): return list(super().sample(mask, probability))
+
+    class Maybe(spaces.Space):
+        "None or a member of `space` (a field that may be null)."
+        def __init__(self, space, seed=None):
+            self.space = space
+            super().__init__(None, None, seed)
+        def contains(self, x) -> bool: return x is None or self.space.contains(x)
+        def seed(self, seed=None): return [*super().seed(seed), *self.space.seed(int(self.np_random.integers(2**31)))]
+        def sample(self, mask=None, probability=None): return None if self.np_random.random() < .5 else self.space.sample()
+        @property
+        def is_np_flattenable(self): return False
+        def __repr__(self) -> str: return f"Maybe({self.space!r})"
+        def __eq__(self, other) -> bool: return isinstance(other, Maybe) and self.space == other.space
+
+    _SPACES = SimpleNamespace(spaces=spaces, Number=Number, AnyText=AnyText, ListOf=ListOf, Maybe=Maybe)
+    return _SPACES
+
+# %% ../../nbs/25_market_parallel.ipynb #713b881c
+def market_observation_space(task: str | TaskConfig = "market_round"):   # a task name or config (its rounds bound the counters)
+    "The gymnasium `spaces.Dict` whose members are exactly `MarketEnv.observe`'s dicts for `task`."
+    S = _spaces(); sp = S.spaces
+    R = (TASKS[task] if isinstance(task, str) else task).max_rounds
+    ident = lambda: sp.Text(64, min_length=1, charset=_ID_CHARS)
+    text = lambda: S.AnyText(4096, min_length=0, charset=_ACTION_CHARS)
+    count = lambda: sp.Discrete(1 << 31)
+    unit, money = lambda: S.Number(0., 1.), lambda: S.Number(0.)
+    job = sp.Dict({"id": ident(), "gpu_hours": count(), "done_hours": count(), "value": money(), "deadline": sp.Discrete(R + 1),
+                   "urgency": unit(), "min_reliability": unit(), "partial_credit": unit(), "status": ident(), "credited": money()})
+    block = sp.Dict({"id": ident(), "gpus": count(), "hours_left": count(), "reliability": unit(), "energy_cost": money(),
+                     "owner": ident(), "price": S.Maybe(money()), "pool": S.Maybe(ident())})
+    offer = lambda: sp.Dict({"id": ident(), "from": ident(), "to": ident(), "kind": ident(), "block": S.Maybe(ident()),
+                             "payment": money(), "message": text(), "judge": unit(), "expires": sp.Discrete(R + 3),
+                             "coalition": S.Maybe(ident()), "status": ident()})
+    coalition = sp.Dict({"id": ident(), "members": S.ListOf(ident()), "rate": money(), "my_escrow": money(), "pooled": S.ListOf(ident())})
+    return sp.Dict({
+        "arena": ident(), "task": ident(), "round": sp.Discrete(R + 1), "max_rounds": sp.Discrete(R + 1), "lab": ident(),
+        "name": ident(), "budget": S.Number(), "escrow": money(), "reputation": unit(),
+        "jobs": S.ListOf(job), "blocks": S.ListOf(block),
+        "labs": S.ListOf(sp.Dict({"id": ident(), "name": ident(), "reputation": unit()})),
+        "offers": S.ListOf(offer()), "my_offers": S.ListOf(offer()), "coalitions": S.ListOf(coalition),
+        "market": sp.Dict({"price_pressure": money(), "energy_price": money()}),
+        "shocks": S.ListOf(sp.Dict({"round": sp.Discrete(R + 1), "kind": ident(), "detail": text()})),
+        "events": S.ListOf(text()), "invalid_actions": sp.Discrete(MAX_INVALID_ACTIONS + 1),
+        "last_error": S.Maybe(sp.Dict({"code": ident(), "field": S.Maybe(ident()), "message": text()})),
+    })
+
+def market_action_space():
+    "The gymnasium `Text` space of JSON actions: printable ASCII, which holds every action (`json.dumps` escapes the rest)."
+    return _spaces().spaces.Text(4096, min_length=1, charset=_ACTION_CHARS)
 
 # %% ../../nbs/25_market_parallel.ipynb #67ac4b8c
 class MarketParallelEnv:
     "Every lab a policy: the GPU market as a PettingZoo-style parallel environment."
     metadata = {"name": "bazaarbatna_market_v0", "render_modes": ["ansi"], "is_parallelizable": True}
 
-    def __init__(self, task: str = "market_round", seed: int = 0, scripted: tuple = (), **overrides):
+    def __init__(self, task: str = "market_round", seed: int = 0,
+                 scripted: tuple = (),            # labs left to the scripted opponents
+                 render_mode: str | None = None,  # None, or "ansi": `render` returns the transcript as markdown
+                 **overrides):                    # TaskConfig fields, or judge=
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         n = TASKS[task].n_labs if task in TASKS else 0
         driven = tuple(i for i in range(overrides.get("n_labs", n)) if i not in scripted)
         self.env = make_env(task, seed, driven=driven, **overrides)
         self.possible_agents = [f"L{i}" for i in driven]
         self.agents, self.finished = list(self.possible_agents), set()
-        self.render_mode = "ansi"
-        self._spaces = {}                 # agent -> (observation space, action space), made on first use
+        self.render_mode = render_mode
+        self._obs_space, self._act_spaces = None, {}   # made on first use: gymnasium is an extra
 
     @property
     def unwrapped(self): return self     # PettingZoo's wrappers ask for it; this env wraps nothing
 
-    def _space(self, agent, k: int):
-        if agent not in self._spaces:     # gymnasium is imported here only: the arena itself does not need it
-            from gymnasium import spaces
-            self._spaces[agent] = (market_observation_space(), spaces.Text(max_length=4096))
-        return self._spaces[agent][k]
-
     def observation_space(self, agent):
-        "The space of market observations (dicts; `render_observation` gives their text); the same object every call."
-        return self._space(agent, 0)
+        "The `spaces.Dict` of market observations (`market_observation_space`); one object for every agent and call."
+        if self._obs_space is None: self._obs_space = market_observation_space(self.env.task)
+        return self._obs_space
 
     def action_space(self, agent):
-        "Text space of JSON actions (see `ACTION_SCHEMA`); the same object every call, so seeding it sticks."
-        return self._space(agent, 1)
+        "The text space of JSON actions (`market_action_space`); the agent's own object, the same every call (seeding sticks)."
+        sp = self._act_spaces.get(agent)
+        if sp is None: sp = self._act_spaces[agent] = market_action_space()
+        return sp
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple:
         "New episode; return (observations, infos) for every agent."
@@ -82,23 +162,14 @@ class MarketParallelEnv:
         if env.done: self.agents = []
         return obs, rew, term, trunc, infos
 
-    def render(self) -> str:
-        "The transcript so far, as markdown."
+    def render(self) -> str | None:
+        "The transcript so far, as markdown (`render_mode` \"ansi\"); None, with gymnasium's warning, without a render mode."
+        if self.render_mode is None:
+            from gymnasium import logger
+            logger.warn("You are calling render method without specifying any render mode."); return None
         return self.env.transcript.to_markdown()
 
     def close(self): pass
-
-def market_observation_space():
-    "A gymnasium space whose members are market observations: dicts with every key `MarketEnv.observe` writes."
-    from gymnasium import spaces
-    from bazaarbatna.market.env import _OBS_ENV
-    class MarketObservations(spaces.Space):
-        "Market observations (dicts with `MarketEnv.observe`'s keys). Not sampled: observations come from the env."
-        def __init__(self): super().__init__(None, None)
-        def contains(self, x) -> bool: return isinstance(x, dict) and _OBS_ENV.keys() <= x.keys()
-        def sample(self, mask=None, probability=None):
-            raise NotImplementedError("market observations come from the env; sample actions from action_space instead")
-    return MarketObservations()
 
 def run_parallel(task: str = "market_round", seed: int = 0, policies: dict | str = "expert", **kw) -> tuple:
     "Play one parallel episode, every lab driven by a policy (a name for all, or agent -> name); return (returns, env)."

@@ -13,8 +13,8 @@ from ..core import make_rng
 # %% auto #0
 __all__ = ['ARCHETYPES', 'SHOCK_KINDS', 'LAB_NAMES', 'EXCHANGE', 'BASE_PRICE', 'URGENCY_DECAY', 'BREACH_PENALTY',
            'BREACH_REPUTATION', 'Job', 'Block', 'Lab', 'Offer', 'Coalition', 'World', 'market_rng', 'generate_world',
-           'plan_shocks', 'apply_shock', 'energy_bill', 'usable', 'allocate', 'trade', 'expire_jobs', 'breach',
-           'settle']
+           'plan_shocks', 'apply_shock', 'energy_bill', 'usable', 'allocate', 'trade', 'expire_jobs', 'collect',
+           'breach', 'settle']
 
 # %% ../../nbs/20_market_world.ipynb #405961fc
 ARCHETYPES = ("cooperative", "selfish", "deadline_panicked", "deceptive", "retaliatory")
@@ -77,6 +77,7 @@ class Lab:
     refused_at: list        # refused_at[k]: last round this lab refused a coalition from k (-99: never)
     last_offer_round: int = -99   # last round this lab sent an unsolicited offer
     betray_at: int = -1           # round a deceptive lab plans to take back its pooled block
+    unpaid: float = 0.0           # breach fines and coalition dues it could not pay from any holding: charged to its wealth (and reward), owed to no one
     idle_at: int = field(default=-1, repr=False, compare=False)   # `World.gains` when it last had no open job and no unpooled block of its own
     acct_version: int = field(default=0, repr=False, compare=False)   # bumped whenever its budget, its escrow in a coalition or its jobs change: a reward skips an account that did not move
 
@@ -310,7 +311,7 @@ def generate_world(cfg,        # task config: n_labs, max_rounds, jobs_per_lab, 
         L = new(Lab)                  # = Lab(i, name, archetype, budget, reputation, jobs, trust, grudge, goodwill, refused_at)
         L.idx = i; L.name = LAB_NAMES[i]; L.archetype = arch[i]; L.budget = budget; L.reputation = _REPUTATION[t(rnd() * 26.)]
         L.jobs = jobs; L.trust = tr.copy(); L.grudge = gr.copy(); L.goodwill = gw.copy(); L.refused_at = rf.copy()
-        L.last_offer_round = -99; L.betray_at = -1; L.acct_version = 0; L.idle_at = -1
+        L.last_offer_round = -99; L.betray_at = -1; L.unpaid = 0.; L.acct_version = 0; L.idle_at = -1
         labs.append(L)
     blocks, cap, k = {}, 0, 0
     share, target = cfg.exchange_share, cfg.supply_ratio * need
@@ -484,12 +485,40 @@ def expire_jobs(w: World, final: bool = False) -> list:
 BREACH_PENALTY = 0.5
 BREACH_REPUTATION = 0.2
 
+def collect(w: World, lab: int, amount: float,
+            first: Coalition | None = None,  # the coalition whose escrow is drawn before the others (the one being settled or breached)
+           ) -> float:
+    "Make `lab`'s budget cover `amount` by drawing its escrow (in `first`, then its other unsettled coalitions in order) into it; return what the budget covers (at most `amount`)."
+    L = w.labs[lab]
+    short = amount - L.budget
+    if short > 0. and w.coalitions:
+        cs = [first] if first is not None else []
+        for c in w.coalitions.values():
+            if c is not first and not c.settled and lab in c.members: cs.append(c)
+        for c in cs:
+            m = c.money.get(lab, 0.)
+            if m <= 0.: continue
+            x = m if m < short else short
+            c.money[lab] = m - x; L.budget += x; short -= x
+            L.acct_version += 1
+            if short <= 0.: break
+    return amount if L.budget >= amount else max(0., L.budget)
+
+def _charge_unpaid(w: World, lab: int, amount: float, what: str):
+    "Charge `amount` that `lab` could not pay from any holding to its wealth (`Lab.unpaid`) and say so."
+    if amount <= 1e-6: return
+    L = w.labs[lab]
+    L.unpaid = _round(L.unpaid + amount, 4); L.acct_version += 1
+    w.events.append(f"{L.name} could not pay {amount:.2f} of {what} (charged to it as unpaid)")
+
 def breach(w: World, lab: int, b: Block) -> float:
-    "`lab` takes pooled block `b` back; pay the penalty to the other members; return it."
+    "`lab` takes pooled block `b` back; pay the penalty to the other members from any of its holdings; return the fine."
     c = w.coalitions[b.pool]
     others = [m for m in c.members if m != lab]
-    fine = min(w.labs[lab].budget, _round(BREACH_PENALTY * b.hours_left * c.rate, 2))
-    for m in others: w.transfer(lab, m, _round(fine / len(others), 4))
+    fine = _round(BREACH_PENALTY * b.hours_left * c.rate, 2)
+    paid = collect(w, lab, fine, c)
+    for m in others: w.transfer(lab, m, _round(paid / len(others), 4))
+    _charge_unpaid(w, lab, fine - paid, f"its breach fine in {c.id}")
     b.pool, b.view = "", None
     w.gains += 1
     c.breached.append(lab)
@@ -503,7 +532,7 @@ def breach(w: World, lab: int, b: Block) -> float:
     return fine
 
 def settle(w: World, c: Coalition) -> dict:
-    "Settle coalition `c`: pay pooled hours, refund escrow, release blocks; return net money per member."
+    "Settle coalition `c`: pay pooled hours (from any holding of the user), refund escrow, release blocks; return net money per member."
     net = {m: 0.0 for m in c.members}
     for (user, owner), hours in sorted(c.usage.items()):
         due = _round(hours * c.rate, 4)
@@ -511,12 +540,14 @@ def settle(w: World, c: Coalition) -> dict:
         if from_pool > 0:
             c.money[user] -= from_pool
             w.labs[owner].budget += from_pool
-        rest = min(due - from_pool, w.labs[user].budget)
+        rest = collect(w, user, due - from_pool)   # its budget, then its escrow in its other coalitions
         w.transfer(user, owner, rest)
         net[user] -= from_pool + rest; net[owner] += from_pool + rest
-        if due - from_pool - rest > 1e-6 and user not in c.breached:
-            c.breached.append(user)
-            w.labs[user].reputation = _round(max(0., w.labs[user].reputation - BREACH_REPUTATION), 3)
+        if due - from_pool - rest > 1e-6:
+            _charge_unpaid(w, user, due - from_pool - rest, f"its dues in {c.id}")
+            if user not in c.breached:
+                c.breached.append(user)
+                w.labs[user].reputation = _round(max(0., w.labs[user].reputation - BREACH_REPUTATION), 3)
     for m, v in sorted(c.money.items()):
         if v > 0: w.labs[m].budget += v
         c.money[m] = 0.
