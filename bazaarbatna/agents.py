@@ -198,9 +198,13 @@ def price_ladder(obs: dict) -> list[tuple[str, float]]:
     return [(n, p) for n, p in rungs if lo <= p < cap] + [("ask" if ask <= budget else "budget", cap)]
 
 def ladder_line(obs: dict) -> str:
-    "The ladder as one prompt line ('' when the observation has no prices)."
+    "The ladder as one prompt line: the range of its rungs and its top ('' when the observation has no prices)."
     lad = price_ladder(obs)
-    return "Offer ladder (% of the seller's ask): " + ", ".join(f"{n}={p}" for n, p in lad) if lad else ""
+    if not lad: return ""
+    (top, cap), rungs = lad[-1], [n for n, _ in lad[:-1]]
+    if not rungs: return f"Offer ladder: {top}={cap}"
+    span = f"{rungs[0]} of the seller's ask" if len(rungs) == 1 else f"{rungs[0]} to {rungs[-1]} of the seller's ask in steps of 2%"
+    return f"Offer ladder: {span}, or {top}={cap}"
 
 def snap_to_ladder(price: float, obs: dict) -> float | int:
     "The lowest ladder price at or above `price` (the ladder's top when none is)."

@@ -1,5 +1,5 @@
 "The compact bazaar prompt's price ladder and its teacher, across every bazaar task."
-import math, random
+import math, random, re
 import pytest
 from bazaarbatna.agents import build_messages, guard_action, ladder_line, price_ladder, snap_to_ladder, teacher_policy
 from bazaarbatna.arenas import get_arena, make_env
@@ -17,7 +17,10 @@ def test_teacher_offers_are_printed_guarded_and_accepted(task):
             if a["action"] == "offer":
                 lad = price_ladder(obs)
                 assert a["price"] in [p for _, p in lad], (task, seed, a, lad)
-                assert f"={a['price']}" in build_messages("bazaar", obs, compact=True)[1]["content"]
+                label, line = next(n for n, p in lad if p == a["price"]), ladder_line(obs)   # the rung, and the prompt's ladder line
+                shown = [int(x) for x in re.findall(r"(\d+)% (?:to|of)", line)]              # its range: lowest and highest rung
+                assert (label + "=") in line if not label.endswith("%") else shown[0] <= int(label[:-1]) <= shown[-1], (label, line)
+                assert line in build_messages("bazaar", obs, compact=True)[1]["content"]
                 assert guard_action("bazaar", a, obs)["price"] == a["price"]       # the ladder is inside the guard's range
             r = env.step(a)
             assert "error" not in r.info, (task, seed, a, r.info)
