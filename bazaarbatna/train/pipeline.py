@@ -11,9 +11,9 @@ from pathlib import Path
 from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
-__all__ = ['RECIPE_KEYS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'weights_fingerprint',
-           'write_part', 'read_part', 'best_scripted', 'eval_table', 'reward_trajectory', 'plot_dashboard',
-           'run_pipeline', 'note_run', 'bench_rollout', 'bench_checkpoint']
+__all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe',
+           'evaluate_models', 'weights_fingerprint', 'write_part', 'read_part', 'best_scripted', 'eval_table',
+           'reward_trajectory', 'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout', 'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -25,13 +25,16 @@ def recipes_dir() -> Path:
 
 RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level)
     "": {"profile", "model", "compact", "seed", "notes", "profile_overrides", "sft", "dagger", "grpo", "dpo", "eval", "train_tasks", "eval_tasks"},
-    "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "closing_repeats"},
+    "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "max_per_task", "closing_repeats"},
     "dagger": {"steps", "learning_rate"},
-    "grpo": {"steps", "prompts_per_step", "learning_rate", "n_seeds", "max_per_episode", "continuation", "temperature",
-             "scale_rewards", "on_policy_states", "last_rounds", "beta", "recollect_every", "tasks"},
+    "grpo": {"mode", "steps", "prompts_per_step", "learning_rate", "n_seeds", "temperature", "scale_rewards", "beta", "tasks",
+             "advantage", "max_episode_steps",                                                        # episode mode
+             "max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"},  # decision mode
     "dpo": {"enabled", "steps", "n_seeds", "beta", "learning_rate"},
-    "eval": {"seeds"},
+    "eval": {"seeds", "split"},
 }
+DECISION_ONLY = {"max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"}   # [grpo] keys of mode "decision"
+EVAL_SPLITS = ("eval", "test")   # [eval] split: the validation seeds (choosing recipes) or the test seeds (a record, once)
 
 def check_recipe(rec: dict, source: str = "recipe") -> dict:
     "`rec` unchanged, or a ValueError naming its first unknown key and the known ones."
@@ -41,6 +44,11 @@ def check_recipe(rec: dict, source: str = "recipe") -> dict:
         where = f"[{section}]" if section else "the top level"
         if not isinstance(d, dict): raise ValueError(f"{source}: {where} must be a table, got {d!r}")
         if bad := sorted(set(d) - known): raise ValueError(f"{source}: unknown key(s) {bad} in {where}; known: {sorted(known)}")
+    g = rec.get("grpo") or {}
+    if g.get("mode", "episode") != "decision" and (bad := sorted(DECISION_ONLY & set(g))):
+        raise ValueError(f"{source}: {bad} in [grpo] belong to mode = \"decision\" (the single-decision GRPO); this recipe's mode is {g.get('mode', 'episode')!r}")
+    if (split := (rec.get("eval") or {}).get("split", "eval")) not in EVAL_SPLITS:
+        raise ValueError(f"{source}: [eval] split must be one of {list(EVAL_SPLITS)} (validation or test seeds), got {split!r}")
     seed = rec.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"{source}: seed must be a whole number >= 0 (the training seed of every stage), got {seed!r}")
@@ -69,14 +77,16 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
                     progress: bool = True,
                     compact: bool = False,   # compact prompts (as the models were trained)
                     n_transcripts: int = 3,  # seeds per task whose LLM transcripts are saved (for before/after pairs)
+                    split: str = "eval",     # "eval": the validation seeds (choosing recipes); "test": the test seeds (a record, once)
                    ) -> dict:
     """Play LLM stages and the scripted field on eval seeds; write records and a summary per arena. Each stage's episodes of
     a task are kept in `eval/<arena>/parts/` as they finish, so a run cut short (a Colab disconnect) resumes there."""
     from bazaarbatna.arenas import get_arena
     from bazaarbatna.agents import LLMPolicy, rollout_batch, release_policy_model
     from bazaarbatna.core import Transcript
-    from bazaarbatna.evaluate import EVAL_SEEDS, summarize, paired_difference, save_transcript, _stem
-    seeds = list(EVAL_SEEDS[:n_seeds])
+    from bazaarbatna.evaluate import SEED_RANGES, summarize, paired_difference, save_transcript, _stem
+    if split not in EVAL_SPLITS: raise ValueError(f"split must be one of {list(EVAL_SPLITS)}, got {split!r}")
+    seeds = list(SEED_RANGES[split][:n_seeds])
     out = {}
     for arena in arenas:
         a = get_arena(arena)
@@ -113,7 +123,7 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
         best = best_scripted(rows, a.POLICIES) if scripted else None
         for y in labels[1:] if best else ():   # each trained stage against the best scripted policy but the expert
             paired.append({"a": y, "b": best, "field": True, **paired_difference(recs, y, best)})
-        summ = {"arena": arena, "compact": compact, "tasks": ts, "seeds": [seeds[0], seeds[-1]], "n_seeds": len(seeds), "models": models,
+        summ = {"arena": arena, "compact": compact, "tasks": ts, "split": split, "seeds": [seeds[0], seeds[-1]], "n_seeds": len(seeds), "models": models,
                 "rows": rows, "paired": paired}
         atomic_write_json(d / "summary.json", summ)
         shutil.rmtree(d / "parts", ignore_errors=True)   # resume is for a run cut short: a finished one plays again
@@ -149,7 +159,8 @@ def eval_table(summary: dict) -> str:
     from bazaarbatna.evaluate import display_rows, format_table
     rows = sorted(summary["rows"], key=lambda r: (r["policy"] not in summary["models"], -r["reward_mean"]))
     cols = ["policy", "n", "reward", "reward 95% CI", "utility", "deal", "json ok"]
-    out = [f"{summary['arena']}: tasks {', '.join(summary['tasks'])}, {summary['n_seeds']} held-out seeds each",
+    which = {"eval": "validation", "test": "test"}.get(summary.get("split", "eval"), "held-out")
+    out = [f"{summary['arena']}: tasks {', '.join(summary['tasks'])}, {summary['n_seeds']} {which} seeds each",
            format_table(display_rows(rows), cols)]
     for d in summary.get("paired", []):
         if "error" in d: out.append(f"{d['a']} - {d['b']}: {d['error']}"); continue
@@ -261,7 +272,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     sft_dir, dagger_dir, grpo_dir, dpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo", "dpo"))
     sr, dg = rec.get("sft", {}), rec.get("dagger")
     imitation = dict(model=model, profile=p, arenas=arenas, n_seeds=sr.get("n_seeds", 8), resume=resume, hub_repo=hub_repo,
-                     tasks=rec.get("train_tasks"), compact=compact, max_per_action=sr.get("max_per_action"),
+                     tasks=rec.get("train_tasks"), compact=compact, max_per_action=sr.get("max_per_action"), max_per_task=sr.get("max_per_task"),
                      closing_repeats=sr.get("closing_repeats", 1), seed=seed)   # what SFT and its DAgger round share
     if stage in ("sft", "all"):
         from bazaarbatna.train.sft import train_sft
@@ -285,8 +296,9 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
         res["grpo"] = train_grpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n,
                                  prompts_per_step=g.get("prompts_per_step", 2), learning_rate=g.get("learning_rate", 5e-5),
                                  n_seeds=g.get("n_seeds", 4), resume=resume, hub_repo=hub_repo,
-                                 tasks=g.get("tasks", rec.get("train_tasks")), compact=compact, max_per_episode=g.get("max_per_episode", 6),
-                                 continuation=g.get("continuation", CONTINUATION),
+                                 tasks=g.get("tasks", rec.get("train_tasks")), compact=compact, mode=g.get("mode", "episode"),
+                                 advantage=g.get("advantage", "episode"), max_episode_steps=g.get("max_episode_steps", 200),
+                                 max_per_episode=g.get("max_per_episode", 6), continuation=g.get("continuation", CONTINUATION),
                                  temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
                                  on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0),
                                  recollect_every=g.get("recollect_every"), seed=seed)
@@ -307,7 +319,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
         if dpo_dir.exists(): models["+dpo"] = str(dpo_dir)
         say(f"evaluating {list(models)} on held-out seeds")
         ev = evaluate_models(out, models, arenas, n_seeds=eval_seeds or rec.get("eval", {}).get("seeds", 10),
-                             tasks=rec.get("eval_tasks"), compact=compact,
+                             tasks=rec.get("eval_tasks"), compact=compact, split=rec.get("eval", {}).get("split", "eval"),
                              max_new_tokens=max(64, p.max_completion_len))   # a reply as long as the stages were trained to write
         res["eval"] = {a: str(out / "eval" / a / "summary.json") for a in ev}
         for a in ev: print("\n" + eval_table(ev[a]), flush=True)

@@ -13,7 +13,7 @@ from ..agents import build_messages, teacher_policy, reply_json
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['expert_samples', 'cap_actions', 'oversample_closing', 'build_sft_dataset', 'sample_lengths', 'check_fits',
+__all__ = ['expert_samples', 'cap_by', 'cap_actions', 'oversample_closing', 'build_sft_dataset', 'sample_lengths', 'check_fits',
            'train_sft']
 
 # %% ../../nbs/52_train_sft.ipynb #c78677f7
@@ -58,19 +58,27 @@ def expert_samples(arena: str,                # "bazaar" or "market"
     return out
 
 # %% ../../nbs/52_train_sft.ipynb #743265cf
+def cap_by(rows: list[dict],   # chat samples (`expert_samples`)
+           key: str,           # the field whose values are capped ("action", "task")
+           most: int,          # the most samples kept with one value of `key`
+           seed: int = 0,      # which samples are dropped
+           name: str | None = None,  # the setting's name in an error (default: "max_per_<key>")
+          ) -> list[dict]:
+    "`rows` with at most `most` samples per value of `rows[i][key]`, in their original order."
+    if isinstance(most, bool) or not isinstance(most, int) or most < 1:
+        raise ValueError(f"{name or 'max_per_' + key} must be an integer >= 1, got {most!r}")
+    groups: dict = {}
+    for i, r in enumerate(rows): groups.setdefault(r[key], []).append(i)
+    rng, keep = random.Random(seed), set()
+    for idx in groups.values(): keep.update(idx if len(idx) <= most else rng.sample(idx, most))
+    return [r for i, r in enumerate(rows) if i in keep]
+
 def cap_actions(rows: list[dict],         # chat samples (`expert_samples`)
                 max_per_action: int,      # the most samples kept of one action kind
                 seed: int = 0,            # which samples are dropped
                ) -> list[dict]:
-    "`rows` with at most `max_per_action` samples of each action kind, in their original order."
-    if isinstance(max_per_action, bool) or not isinstance(max_per_action, int) or max_per_action < 1:
-        raise ValueError(f"max_per_action must be an integer >= 1, got {max_per_action!r}")
-    kind = lambda r: r["action"]   # the completion may name a menu move instead of the action
-    by_kind: dict = {}
-    for i, r in enumerate(rows): by_kind.setdefault(kind(r), []).append(i)
-    rng, keep = random.Random(seed), set()
-    for idx in by_kind.values(): keep.update(idx if len(idx) <= max_per_action else rng.sample(idx, max_per_action))
-    return [r for i, r in enumerate(rows) if i in keep]
+    "`rows` with at most `max_per_action` samples of each action kind (the completion may name a menu move instead)."
+    return cap_by(rows, "action", max_per_action, seed)
 
 def oversample_closing(rows: list[dict],  # chat samples (`expert_samples`)
                        times: int,         # how often each closing sample appears (1: unchanged)
@@ -86,6 +94,7 @@ def build_sft_dataset(arenas=("bazaar", "market"),  # arenas to draw from
                       seed: int = 0,                # shuffle seed
                       compact: bool = False,        # compact prompts
                       max_per_action: int | None = None,  # cap on the samples of each action kind, per arena (None: all)
+                      max_per_task: int | None = None,    # cap on the samples of each task (None: all): career_10's ten deals an episode would outweigh the rest
                       closing_repeats: int = 1,     # copies of each episode-closing sample (`oversample_closing`)
                       learner=None,                 # DAgger: a model/adapter name, or a loaded (model, tokenizer), that also plays the seeds
                       max_new_tokens: int = 64,     # the learner's reply length
@@ -100,6 +109,7 @@ def build_sft_dataset(arenas=("bazaar", "market"),  # arenas to draw from
         players = [None] + ([LLMPolicy(ar, model=model, tokenizer=tok, compact=compact, max_new_tokens=max_new_tokens)] if learner else [])
         for pl in players:   # the cap and the repeats apply to each source alone
             s = expert_samples(ar, (tasks or {}).get(ar), seeds, compact=compact, learner=pl)
+            if max_per_task is not None: s = cap_by(s, "task", max_per_task, seed)
             rows += oversample_closing(s if max_per_action is None else cap_actions(s, max_per_action, seed), closing_repeats)
     return Dataset.from_list(rows).shuffle(seed=seed)
 
@@ -133,6 +143,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
               tasks: dict | None = None,         # arena -> task names (default: all)
               compact: bool = False,             # compact prompts (evaluate with the same)
               max_per_action: int | None = None, # cap on the samples of each action kind (`cap_actions`)
+              max_per_task: int | None = None,   # cap on the samples of each task (`cap_by`)
               closing_repeats: int = 1,          # copies of each episode-closing sample (`oversample_closing`)
               adapter: str | None = None,        # an adapter folder to keep training instead of a new LoRA
               dagger: bool = False,              # `adapter` also plays the training seeds; the teacher labels its states
@@ -150,7 +161,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     out = Path(out_dir); stage_dir = out / stage
     m, tok, peft_cfg = loaded or load_for_training(p, model, adapter=adapter)
     # a DAgger learner is the model being trained (generation switches it to eval mode and back): one copy in memory
-    ds = build_sft_dataset(arenas, n_seeds, tasks, compact=compact, max_per_action=max_per_action,
+    ds = build_sft_dataset(arenas, n_seeds, tasks, compact=compact, max_per_action=max_per_action, max_per_task=max_per_task,
                            closing_repeats=closing_repeats, learner=(m, tok) if dagger else None,
                            max_new_tokens=p.max_completion_len)
     longest = check_fits(ds, tok, p.max_seq_len)   # before any step: a cut sample would teach nothing
