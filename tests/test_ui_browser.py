@@ -45,7 +45,7 @@ def voila_url(tmp_path_factory):
             if p.poll() is not None: pytest.fail("bazaarbatna ui exited: " + (tmp / "voila.log").read_text()[-2000:])
             try: urllib.request.urlopen(url, timeout=2); break
             except OSError: pass
-            if time.time() - t0 > 40: pytest.fail("bazaarbatna ui did not start in 40 s: " + (tmp / "voila.log").read_text()[-2000:])
+            if time.time() - t0 > 90: pytest.fail("bazaarbatna ui did not start in 90 s: " + (tmp / "voila.log").read_text()[-2000:])
             time.sleep(0.3)
         yield url
     finally:
