@@ -8,7 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/agents.html.md"""
 from __future__ import annotations
 import json, math, re, sys, time
 from pathlib import Path
-from .core import ActionError, extract_json
+from .core import ActionError, Refused, extract_json
 from .arenas import get_arena
 
 # %% auto #0
@@ -550,7 +550,7 @@ class LLMPolicy:
             a, err = parse_reply(self.arena, r, obs=o)
             self.stats["replies"] += 1
             self.last_errors.append(err.to_dict() if err else None)
-            if a is None: out.append(r); continue   # the env refuses it too, but cannot see a rung or a menu move
+            if a is None: out.append(Refused(r, err)); continue   # the env refuses it with this same error (it cannot see a rung or a menu move)
             self.stats["valid"] += 1
             out.append(guard_action(self.arena, a, o) if self.guard else a)
         return out

@@ -10,8 +10,9 @@ import argparse, contextlib, json, sys, time
 # `evaluate` (tables, seed specs) is imported where it is used: it loads numpy, most of what `--help` would cost
 
 # %% auto #0
-__all__ = ['emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval', 'cmd_report', 'cmd_serve',
-           'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'build_parser', 'main']
+__all__ = ['EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval',
+           'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'cmd_ui', 'build_parser',
+           'missing_extra', 'install_hint', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -151,6 +152,12 @@ def cmd_arena(args):
     cols = ("seed", "seat", "policy", "closed", "round", "price", "currency", "price_frac", "reward")
     return {"market": rep["market"], "policies": rep["policies"], "episodes": [{c: r[c] for c in cols} for r in rep["episodes"]]}
 
+# %% ../nbs/90_cli.ipynb #3275ec4a
+def cmd_ui(args):
+    "Serve the Play/Watch/Replay app as a web page (Voilà) until Ctrl-C."
+    from bazaarbatna.ui import serve_app
+    return serve_app(port=args.port, arena=args.arena, task=args.task, seed=args.seed, open_browser=not args.no_browser)
+
 # %% ../nbs/90_cli.ipynb #84b1bd37
 def build_parser() -> argparse.ArgumentParser:
     "The `bazaarbatna` argument parser."
@@ -200,7 +207,37 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--recipe", help="a recipe name in training/configs (e.g. cpu_record_market) or a TOML path; default: the profile's")
     s.add_argument("--threads", type=int, help="torch threads (e.g. 1 on a shared CPU)")
     s.add_argument("--hub-repo", help="also push each checkpoint to this Hugging Face Hub repo (off by default; needs network and a token)")
+    s = add("ui", cmd_ui, "serve the Play/Watch/Replay app as a web page (Voilà); Ctrl-C stops it")
+    s.add_argument("--port", type=int, default=8866); s.add_argument("--arena", default="bazaar", choices=["bazaar", "market"])
+    s.add_argument("--task"); s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
     return p
+
+# %% ../nbs/90_cli.ipynb #91c36041
+EXTRAS = {"train": ("torch", "transformers", "trl", "peft", "datasets", "accelerate", "gguf"),
+          "server": ("openenv", "fastapi", "uvicorn", "httpx", "websockets"),
+          "ui": ("ipywidgets", "voila"), "eval": ("matplotlib", "pettingzoo", "gymnasium"),
+          "unsloth": ("unsloth", "bitsandbytes")}   # each extra of pyproject.toml -> the modules it brings
+COMMAND_EXTRAS = {"train": "train", "demo": "train", "serve": "server", "ui": "ui", "report": "eval"}   # the extra a command needs first
+
+def missing_extra(e: ImportError,          # what the command raised
+                  command: str | None = None,  # the subcommand, for an error that names no module
+                 ) -> tuple[str | None, str | None]:  # (the missing module, the extra that brings it)
+    "The missing module behind `e` (or the error it came from) and the extra of ours that installs it."
+    names = []
+    while e is not None:
+        if getattr(e, "name", None): names.append(e.name.split(".")[0])
+        e = e.__cause__ or e.__context__
+        if not isinstance(e, ImportError): e = None
+    for n in names:
+        for extra, mods in EXTRAS.items():
+            if n in mods: return n, extra
+    if names and names[0] == "bazaarbatna": return names[0], None   # our own module is missing a name: a broken install, no extra helps
+    return (names[0] if names else None), COMMAND_EXTRAS.get(command)
+
+def install_hint(extra: str) -> str:
+    "How to install `extra`: from a clone, or from git (the package is not on PyPI yet)."
+    return f'pip install -e ".[{extra}]" in a clone, or pip install "bazaarbatna[{extra}] @ git+https://github.com/bazaarbatna/bazaarbatna"'
 
 # %% ../nbs/90_cli.ipynb #753971a7
 def main(argv: list[str] | None = None) -> int:
@@ -212,9 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     try:   # with --json, stdout is the one JSON object: whatever the command prints on the way (trainer logs) goes to stderr
         with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
             res = args.fn(args)
-    except ModuleNotFoundError as e:
-        hint = "this install lacks it" if (e.name or "").startswith("bazaarbatna") else "install the extras: pip install 'bazaarbatna[dev]'"
-        print(f"bazaarbatna {args.command}: missing module {e.name!r}; {hint}", file=sys.stderr)
+    except ImportError as e:
+        mod, extra = missing_extra(e, args.command)
+        what = f"missing module {mod!r}" if mod else str(e).splitlines()[0]
+        hint = f"install the {extra} extra: {install_hint(extra)}" if extra else "this install lacks it"
+        print(f"bazaarbatna {args.command}: {what}; {hint}", file=sys.stderr)
         return 2
     except (ValueError, KeyError, FileNotFoundError) as e:
         print(f"bazaarbatna {args.command}: {e}", file=sys.stderr); return 2

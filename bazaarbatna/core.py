@@ -12,8 +12,8 @@ from typing import Any, Protocol, runtime_checkable
 
 # %% auto #0
 __all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'make_rng', 'ActionError', 'short_repr', 'is_text',
-           'extract_json', 'Field', 'ActionSchema', 'StepResult', 'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript',
-           'canonical_json', 'version_hash', 'gym_view']
+           'extract_json', 'num_text', 'Field', 'Refused', 'ActionSchema', 'StepResult', 'Env', 'Policy', 'rounds_left',
+           'Turn', 'Transcript', 'canonical_json', 'version_hash', 'gym_view']
 
 # %% ../nbs/00_core.ipynb #ef073422
 _new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
@@ -120,6 +120,14 @@ def extract_json(text: str,  # a model's reply, or a JSON string
         except json.JSONDecodeError: pass
     raise ActionError("not_json", None, "no JSON object found; reply with one object like {\"action\": ...}")
 
+# %% ../nbs/00_core.ipynb #5a58d837
+def num_text(x) -> str:
+    "`x` for people: thousands separators, never an exponent, no trailing zeros (`1e12` -> '1,000,000,000,000')."
+    if isinstance(x, bool) or not isinstance(x, (int, float)): return str(x)
+    if not math.isfinite(x): return str(x)
+    if x == int(x) and abs(x) < 1e18: return f"{int(x):,}"
+    return f"{x:,.6f}".rstrip("0").rstrip(".")
+
 # %% ../nbs/00_core.ipynb #59209901
 _FLOAT_MAX = 1.7976931348623157e308
 
@@ -147,8 +155,8 @@ class Field:
             if k == "integer":
                 if v != int(v): raise ActionError("wrong_type", n, f"{n} must be a whole number, got {v}")
                 v = int(v)
-            if self.lo is not None and v < self.lo: raise ActionError("out_of_range", n, f"{n} must be >= {self.lo}, got {v}")
-            if self.hi is not None and v > self.hi: raise ActionError("out_of_range", n, f"{n} must be <= {self.hi}, got {v}")
+            if self.lo is not None and v < self.lo: raise ActionError("out_of_range", n, f"{n} must be at least {num_text(self.lo)}, got {num_text(v)}")
+            if self.hi is not None and v > self.hi: raise ActionError("out_of_range", n, f"{n} must be at most {num_text(self.hi)}, got {num_text(v)}")
             return v
         if not isinstance(v, str): raise ActionError("wrong_type", n, f"{n} must be a string, got {type(v).__name__}")
         if self.max_len is not None and len(v) > self.max_len:
@@ -170,6 +178,14 @@ class Field:
         if self.doc: d["description"] = self.doc
         return d
 
+# %% ../nbs/00_core.ipynb #7647bbd2
+class Refused(str):
+    "A reply that its policy could not read as an action, carrying why (`error`, an `ActionError`): every env refuses it with that error."
+    def __new__(cls, text: str, error: ActionError | None = None):
+        r = super().__new__(cls, text)
+        r.error = error if error is not None else ActionError("not_json", None, "the reply holds no action")
+        return r
+
 # %% ../nbs/00_core.ipynb #5e1f8a93
 @dataclass(frozen=True)
 class ActionSchema:
@@ -182,6 +198,7 @@ class ActionSchema:
               strict: bool = False,  # refuse text around the JSON and unknown fields
              ) -> dict:
         "A validated action dict with only known fields, or an `ActionError`."
+        if isinstance(raw, Refused): raise raw.error
         if isinstance(raw, dict): obj, clean = raw, True
         else:
             obj, clean = extract_json(raw)

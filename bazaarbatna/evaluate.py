@@ -330,6 +330,7 @@ def bootstrap_ci(x,                      # per-episode values
     x = np.asarray(x, dtype=float)
     if x.size == 0: return (math.nan, math.nan)
     w = np.ones_like(x) if weights is None else np.asarray(weights, dtype=float)
+    order = np.lexsort((w, x)); x, w = x[order], w[order]   # the same values in any order give the same interval
     if x.size == 1 or np.all(x == x[0]):
         m = float(x[0]) if w.sum() > 0 else math.nan
         return (m, m)
@@ -352,6 +353,7 @@ def summarize_group(records: list[dict],   # the episodes of one group
                     n_boot: int = 2000, seed: int = 0,
                    ) -> dict:
     "Means, std, and bootstrap 95% CIs of the metrics over `records`."
+    records = sorted(records, key=lambda r: (str(r.get("task")), str(r.get("policy")), r.get("seed", 0)))   # any order, the same sums
     rew = np.array([r["reward"] for r in records], float)
     acts = np.array([max(r["n_actions"], 0) for r in records], float)
     per = {"reward": (rew, None),

@@ -1,4 +1,4 @@
-"""Play, watch and replay negotiations in a notebook: chat bubbles with the seller's tells highlighted, forms that only send valid actions, a live price plot and the judge's scores.
+"""Play, watch and replay negotiations in a notebook or a browser tab: chat bubbles with the seller's tells highlighted, forms that only send valid actions, a live price plot, the reward and the judge's scores.
 
 Docs: https://bazaarbatna.github.io/bazaarbatna/ui.html.md"""
 
@@ -6,17 +6,22 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/ui.html.md"""
 
 # %% ../nbs/70_ui.ipynb #2c0b1676
 from __future__ import annotations
-import functools, html, json, math, re, time, traceback
+import functools, html, json, math, re, subprocess, sys, tempfile, time, traceback
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
-from .core import ActionError, ActionSchema, Field, Transcript, Turn, rounds_left
+from fastcore.basics import patch
+from .core import ActionError, ActionSchema, Field, Transcript, Turn, num_text, rounds_left
 
 # %% auto #0
-__all__ = ['SIGNAL_COLORS', 'DEFAULT_TELL_COLOR', 'PALETTE', 'SPEAKER_COLORS', 'HIDDEN_KEYS', 'CSS', 'BUILTIN', 'esc',
-           'tell_spans', 'tell_label', 'highlight_tells', 'fmt_price', 'judge_score', 'turn_html', 'chat_html',
-           'price_svg', 'judge_html', 'obs_facts', 'valid_actions', 'status_html', 'read_field', 'safe_step',
-           'field_choices', 'ActionForm', 'outcome_text', 'Board', 'Side', 'load_policy', 'sides', 'obs_refs',
-           'obs_currency', 'with_tells', 'Play', 'Watch', 'load_transcript', 'Replay', 'App']
+__all__ = ['SIGNAL_COLORS', 'DEFAULT_TELL_COLOR', 'REASONS', 'CURRENCY_SIGNS', 'PALETTE', 'SPEAKER_COLORS', 'HIDDEN_KEYS',
+           'MONEY_KEYS', 'CSS', 'BUYER_UTILITY', 'SELLER_UTILITY', 'LAB_UTILITY', 'BUILTIN', 'APP_INTRO', 'esc',
+           'tell_spans', 'tell_label', 'highlight_tells', 'reason_text', 'plural', 'fmt_price', 'plain', 'party_colors',
+           'judge_score', 'turn_html', 'chat_html', 'legend_html', 'price_svg', 'judge_html', 'obs_facts',
+           'valid_actions', 'reward_html', 'jobs_html', 'outcome_text', 'status_html', 'read_field', 'safe_step',
+           'sent_at', 'OneAtATime', 'field_choices', 'ActionForm', 'Board', 'Side', 'load_policy', 'obs_refs',
+           'obs_currency', 'with_tells', 'sides', 'Play', 'Watch', 'read_json', 'is_record', 'record_label',
+           'replay_record', 'record_transcript', 'load_transcript', 'Replay', 'App', 'app_notebook', 'serve_app']
 
 # %% ../nbs/70_ui.ipynb #e558c061
 SIGNAL_COLORS = {"urgency": "#ffe0b2", "deception": "#ffcdd2", "firmness": "#c5cae9", "flexibility": "#c8e6c9",
@@ -71,15 +76,50 @@ def highlight_tells(message: str, tells: list) -> str:
     parts.append(esc(message[pos:]))
     return "".join(parts)
 
-# %% ../nbs/70_ui.ipynb #b4bb8a26
+# %% ../nbs/70_ui.ipynb #fda057ef
+REASONS = {"deal_buyer_accepted": "the buyer accepted the ask", "deal_buyer_met_ask": "the buyer's offer met the ask",
+           "deal_seller_accepted": "the seller accepted the offer", "sold_to_rival": "a rival buyer got the item",
+           "buyer_walked": "the buyer walked away", "seller_walked": "the seller walked away", "timeout": "the rounds ran out",
+           "invalid_actions": "too many invalid moves", "buyer_invalid": "the buyer made an invalid move",
+           "max_rounds": "the last round was played", "finish": "the lab finished", "max_steps": "the step limit was reached",
+           "runner_step_limit": "the step limit was reached", "unknown": "unknown"}   # episode end reasons, in words
+
+def reason_text(code) -> str:
+    "An end reason in words (`deal_seller_accepted` -> 'the seller accepted the offer'); an outcome line keeps its tail."
+    head, _, tail = str(code or "").partition(" ")
+    return f"{REASONS.get(head, head.replace('_', ' '))} {tail}".strip()
+
+def plural(n, word: str) -> str:
+    "`1 round`, `2 rounds`."
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
 def fmt_price(p, currency: str = "") -> str:
-    "A price for display: thousands separators, at most two decimals, optional currency symbol."
+    "A price for display: thousands separators, at most two decimals, never an exponent, optional currency symbol."
     if p is None: return ""
     try: p = float(p)
     except (TypeError, ValueError): return esc(p)
+    if not math.isfinite(p): return esc(p)
     s = f"{p:,.0f}" if p == int(p) else f"{p:,.2f}"
     return f"{esc(currency)}{s}"
 
+CURRENCY_SIGNS = {"INR": "₹", "USD": "$", "EUR": "€", "GBP": "£"}   # currency code -> the sign prices are shown with
+
+def plain(doc) -> str:
+    "Help text without markdown code marks: ``offer to buy `block` `` -> 'offer to buy block'."
+    return re.sub(r"`([^`]*)`", r"\1", "" if doc is None else str(doc))
+
+# %% ../nbs/70_ui.ipynb #c805a7af
+PALETTE = ["#1e88e5", "#e65100", "#43a047", "#8e24aa", "#00897b", "#c62828", "#6d4c41", "#3949ab"]
+SPEAKER_COLORS = {"buyer": "#1e88e5", "seller": "#e65100", "system": "#757575", "market": "#757575"}
+
+def party_colors(speakers) -> dict:
+    "speaker -> colour: buyer blue, seller orange, each other speaker a `PALETTE` colour no one else has (then cycling)."
+    out, free = {}, [c for c in PALETTE if c not in SPEAKER_COLORS.values()]
+    for s in dict.fromkeys(map(str, speakers)):
+        out[s] = SPEAKER_COLORS.get(s) or (free.pop(0) if free else PALETTE[len(out) % len(PALETTE)])
+    return out
+
+# %% ../nbs/70_ui.ipynb #b4bb8a26
 def judge_score(turn: Turn) -> float | None:
     "The judge's score of a turn (a pitch), when it has one."
     d = turn.data or {}
@@ -91,13 +131,14 @@ def judge_score(turn: Turn) -> float | None:
 def turn_html(turn: Turn,                 # one transcript turn
               right: bool = False,        # draw on the right (the human's / agent's side)
               currency: str = "",
+              color: str | None = None,   # the speaker's colour (`party_colors`)
              ) -> str:
     "One chat bubble for `turn`."
     d = turn.data or {}
     tells = d.get("tells") or []
     side = "bb-right" if right else "bb-left"
     who = esc(turn.speaker)
-    head = f'<div class="bb-meta">R{esc(turn.round)} · <b>{who}</b> · {esc(turn.action)}'
+    head = f'<div class="bb-meta">R{esc(turn.round)} · <b>{who}</b> · {esc(str(turn.action).replace("_", " "))}'
     if d.get("target") is not None: head += f" → {esc(d['target'])}"
     extra = [f"{k} {d[k]}" for k in ("block", "job", "hours", "offer", "coalition") if isinstance(d.get(k), (str, int)) and d.get(k) != ""]
     if extra: head += f' <span class="bb-detail">({esc(", ".join(extra))})</span>'
@@ -109,38 +150,60 @@ def turn_html(turn: Turn,                 # one transcript turn
     sc = judge_score(turn)
     if sc is not None: chips.append(f'<span class="bb-chip bb-chip-judge">judge {sc:.2f}</span>')
     if isinstance(d.get("error"), dict):
-        chips.append(f'<span class="bb-chip bb-chip-error">refused: {esc(d["error"].get("code"))}</span>')
+        e = d["error"]
+        chips.append(f'<span class="bb-chip bb-chip-error" title="{esc(e.get("code"))}">refused: {esc(e.get("message") or e.get("code"))}</span>')
     if chips: body += '<div class="bb-chips">' + "".join(chips) + "</div>"
     role = re.sub(r"[^a-z0-9_-]", "", str(turn.speaker).lower())
-    return f'<div class="bb-row {side}"><div class="bb-bubble bb-{role}">{head}{body}</div></div>'
+    style = f' style="border-color:{color};background:{color}10"' if color else ""
+    return f'<div class="bb-row {side}"><div class="bb-bubble bb-{role}"{style}>{head}{body}</div></div>'
+
+def _folded(run: list) -> str:
+    "One line for a run of folded turns (labs waiting)."
+    r0, r1 = run[0].round, run[-1].round
+    who = ", ".join(dict.fromkeys(str(t.speaker) for t in run))
+    acts = " or ".join(dict.fromkeys(str(t.action).replace("_", " ") for t in run))
+    return f'<div class="bb-folded">R{esc(r0)}{f"–{esc(r1)}" if r1 != r0 else ""}: {esc(who)} · {esc(acts)} ({plural(len(run), "turn")})</div>'
 
 def chat_html(turns: list,                  # `Turn`s to show
               right_speakers=("buyer",),    # speakers drawn on the right
               currency: str = "",
               banner: str = "",             # a line shown after the last turn (e.g. the outcome)
               empty: str = "No messages yet.",
+              colors: dict | None = None,   # speaker -> colour (default: `party_colors` of these turns)
+              fold: tuple = (),             # actions whose silent turns fold into one line per run (the market's "wait")
              ) -> str:
     "The chat: one bubble per turn, newest at the bottom."
-    rows = [turn_html(t, t.speaker in right_speakers, currency) for t in turns]
+    colors = colors or party_colors(t.speaker for t in turns)
+    rows, run = [], []
+    for t in turns:
+        code = (t.data or {}).get("currency")   # a new deal (a bazaar career) may be in another currency
+        if isinstance(code, str): currency = CURRENCY_SIGNS.get(code, currency)
+        if t.action in fold and not t.message and t.price is None: run.append(t); continue
+        if run: rows.append(_folded(run)); run = []
+        rows.append(turn_html(t, t.speaker in right_speakers, currency, colors.get(str(t.speaker))))
+    if run: rows.append(_folded(run))
     if not rows: rows = [f'<div class="bb-empty">{esc(empty)}</div>']
     if banner: rows.append(f'<div class="bb-banner">{banner}</div>')
     return '<div class="bb-chat">' + "".join(rows) + "</div>"
 
-# %% ../nbs/70_ui.ipynb #c805a7af
-PALETTE = ["#1e88e5", "#e65100", "#43a047", "#8e24aa", "#00897b", "#c62828", "#6d4c41", "#3949ab"]
-SPEAKER_COLORS = {"buyer": "#1e88e5", "seller": "#e65100"}
-
+# %% ../nbs/70_ui.ipynb #350ca397
 def _nice(lo, hi):
     if hi <= lo: lo, hi = (lo * .9, lo * 1.1) if lo > 0 else (lo - 1, lo + 1)
     pad = (hi - lo) * 0.08
     return lo - pad, hi + pad
 
+def legend_html(colors: dict) -> str:
+    "The plot's legend: a swatch and a name per line, wrapping to the width of the panel."
+    items = "".join(f'<span class="bb-legend-item"><i style="background:{c}"></i>{esc(s)}</span>' for s, c in colors.items())
+    return f'<div class="bb-legend">{items}</div>' if items else ""
+
 def price_svg(turns: list,                 # transcript turns; those with a price are plotted
               refs: dict | None = None,    # label -> price, drawn as dashed horizontal lines
-              width: int = 380, height: int = 210,
+              width: int = 380, height: int = 200,   # the drawing's own units; it scales to its container
               currency: str = "",
+              colors: dict | None = None,  # speaker -> colour (default: `party_colors` of these turns)
              ) -> str:
-    "An inline SVG of prices over rounds, one line per speaker."
+    "An inline SVG of prices over rounds, one line per speaker, that scales to its container; then its legend."
     pts: dict = {}
     for t in turns:
         if t.price is None or (t.data or {}).get("error"): continue
@@ -148,17 +211,17 @@ def price_svg(turns: list,                 # transcript turns; those with a pric
         except (TypeError, ValueError): continue
         if math.isfinite(p): pts.setdefault(str(t.speaker), []).append((t.round, p))
     refs = {k: float(v) for k, v in (refs or {}).items() if isinstance(v, (int, float)) and math.isfinite(v)}
-    if not pts:
-        return (f'<svg class="bb-plot" width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">'
-                f'<text x="{width/2}" y="{height/2}" text-anchor="middle" fill="#888" font-size="13">no prices yet</text></svg>')
+    svg = (f'<svg class="bb-plot" viewBox="0 0 {width} {height}" width="100%" preserveAspectRatio="xMidYMid meet" '
+           f'xmlns="http://www.w3.org/2000/svg" font-family="sans-serif">')
+    if not pts: return svg + f'<text x="{width/2}" y="{height/2}" text-anchor="middle" fill="#888" font-size="13">no prices yet</text></svg>'
+    colors = colors or party_colors(pts)
     ys = [p for v in pts.values() for _, p in v] + list(refs.values())
     xs = [r for v in pts.values() for r, _ in v]
     y0, y1 = _nice(min(ys), max(ys)); x0, x1 = min(xs), max(max(xs), min(xs) + 1)
-    L, R, T, B = 58, 12, 12, 40
+    L, R, T, B = 58, 12, 10, 30
     X = lambda r: L + (r - x0) / (x1 - x0) * (width - L - R)
     Y = lambda p: T + (1 - (p - y0) / (y1 - y0)) * (height - T - B)
-    o = [f'<svg class="bb-plot" width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg" font-family="sans-serif">',
-         f'<rect x="{L}" y="{T}" width="{width-L-R}" height="{height-T-B}" fill="#fafafa" stroke="#ddd"/>']
+    o = [svg, f'<rect x="{L}" y="{T}" width="{width-L-R}" height="{height-T-B}" fill="#fafafa" stroke="#ddd"/>']
     nd = max(0, min(2, 1 - math.floor(math.log10((y1 - y0) / 4))))   # enough decimals for distinct tick labels
     for k in range(5):
         v = y0 + (y1 - y0) * k / 4
@@ -166,21 +229,18 @@ def price_svg(turns: list,                 # transcript turns; those with a pric
                  f'<text x="{L-4}" y="{Y(v)+4:.1f}" text-anchor="end" font-size="10" fill="#666">{esc(currency)}{v:,.{nd}f}</text>')
     step = max(1, math.ceil((x1 - x0) / 8))
     for r in range(int(x0), int(x1) + 1, step):
-        o.append(f'<text x="{X(r):.1f}" y="{height-B+14}" text-anchor="middle" font-size="10" fill="#666">{r}</text>')
-    o.append(f'<text x="{L+(width-L-R)/2}" y="{height-B+27}" text-anchor="middle" font-size="10" fill="#888">round</text>')
-    for i, (label, v) in enumerate(refs.items()):
+        o.append(f'<text x="{X(r):.1f}" y="{height-B+13}" text-anchor="middle" font-size="10" fill="#666">{r}</text>')
+    o.append(f'<text class="bb-axis" x="{L+(width-L-R)/2}" y="{height-B+26}" text-anchor="middle" font-size="10" fill="#888">round</text>')
+    for label, v in refs.items():
         o.append(f'<line x1="{L}" x2="{width-R}" y1="{Y(v):.1f}" y2="{Y(v):.1f}" stroke="#757575" stroke-dasharray="4 3"/>'
                  f'<text x="{width-R-3}" y="{Y(v)-3:.1f}" text-anchor="end" font-size="10" fill="#555">{esc(label)} {fmt_price(v, currency)}</text>')
-    lx = L
-    for i, (sp, v) in enumerate(pts.items()):
-        c = SPEAKER_COLORS.get(sp, PALETTE[i % len(PALETTE)])
+    for sp, v in pts.items():
+        c = colors.get(sp, "#555")
         path = " ".join(f"{X(r):.1f},{Y(p):.1f}" for r, p in v)
         o.append(f'<polyline class="bb-line" data-speaker="{esc(sp)}" points="{path}" fill="none" stroke="{c}" stroke-width="2.2"/>')
         o += [f'<circle cx="{X(r):.1f}" cy="{Y(p):.1f}" r="3.2" fill="{c}"><title>{esc(sp)} R{r}: {fmt_price(p, currency)}</title></circle>' for r, p in v]
-        o.append(f'<rect x="{lx}" y="{height-11}" width="10" height="4" fill="{c}"/><text x="{lx+13}" y="{height-6}" font-size="10" fill="#333">{esc(sp)}</text>')
-        lx += 20 + 6.5 * len(sp)
     o.append("</svg>")
-    return "".join(o)
+    return "".join(o) + legend_html({sp: colors.get(sp, "#555") for sp in pts})
 
 # %% ../nbs/70_ui.ipynb #4fdccd27
 def judge_html(turns: list) -> str:
@@ -199,7 +259,8 @@ def judge_html(turns: list) -> str:
 HIDDEN_KEYS = {"dialogue", "history", "messages", "offers", "offer_history", "transcript", "valid_actions",
                "legal_actions", "allowed_actions", "choices", "brief", "instructions", "tells", "seller_brief",
                "arena", "task", "role", "done", "currency", "last_error", "seller_offers", "buyer_offers", "max_rounds",
-               "rounds_left", "round", "events", "shocks"}
+               "rounds_left", "round", "events", "shocks", "jobs", "invalid_actions"}
+MONEY_KEYS = {"ask", "opening_ask", "budget", "reservation", "offer", "bonus_cap", "bonus", "price", "mrp"}   # shown with the currency
 
 def _short(v, n=60) -> str | None:
     if isinstance(v, bool): return "yes" if v else "no"
@@ -213,13 +274,16 @@ def _short(v, n=60) -> str | None:
         return ", ".join(_short(x, 20) or "" for x in v)
     return None
 
-def obs_facts(obs: dict, limit: int = 14) -> list[tuple[str, str]]:
-    "(label, value) for the short, scalar entries of an observation."
+def obs_facts(obs: dict, limit: int = 14,
+              currency: str = "",   # the currency sign for money entries (`MONEY_KEYS`)
+             ) -> list[tuple[str, str]]:
+    "(label, value) for the short, scalar entries of an observation; money with its currency sign."
     out = []
     if not isinstance(obs, dict): return out
     for k, v in obs.items():
         if k in HIDDEN_KEYS or k.startswith("_"): continue
-        s = _short(v)
+        money = currency and k in MONEY_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool)
+        s = fmt_price(v, currency) if money else _short(v)
         if s is not None and s != "": out.append((k.replace("_", " "), s))
         if len(out) >= limit: break
     return out
@@ -232,18 +296,76 @@ def valid_actions(obs: dict, schema: ActionSchema) -> list[str]:
             if isinstance(v, (list, tuple)): return [a for a in schema.actions if a in v]
     return list(schema.actions)
 
+# %% ../nbs/70_ui.ipynb #071a161a
+def _parts(comps: dict) -> str:
+    return " · ".join(f"{k.replace('_', ' ')} {v:+.3f}" for k, v in comps.items() if isinstance(v, (int, float))) or "no components"
+
+def reward_html(rewards: list,      # each step's reward so far
+                components: list,   # each step's `info["reward_components"]`
+                note: str = "",     # one line explaining the outcome's utility (shown when the game is over)
+               ) -> str:
+    "The last step's reward with its components, and the return so far with the components summed over the steps."
+    if not rewards: return ""
+    total: dict = {}
+    for c in components:
+        for k, v in (c or {}).items():
+            if isinstance(v, (int, float)): total[k] = total.get(k, 0.0) + v
+    last = components[-1] if components else {}
+    out = ['<div class="bb-reward"><div class="bb-h">Reward</div><table>',
+           f'<tr><th>step reward</th><td>{rewards[-1]:+.3f}</td><td>{esc(_parts(last or {}))}</td></tr>',
+           f'<tr><th>return</th><td>{sum(rewards):+.3f}</td><td>{esc(_parts(total))} over {plural(len(rewards), "step")}</td></tr></table>']
+    if note: out.append(f'<div class="bb-note">{esc(note)}</div>')
+    return "".join(out) + "</div>"
+
+def jobs_html(obs: dict) -> str:
+    "A lab's jobs (GPU-hours done of needed, deadline, value, status): what the raw observation text buries."
+    jobs = obs.get("jobs") if isinstance(obs, dict) else None
+    if not isinstance(jobs, list) or not jobs: return ""
+    rnd, rows = obs.get("round"), []
+    for j in jobs:
+        if not isinstance(j, dict): continue
+        due = j.get("deadline")
+        left = f" ({plural(due - rnd, 'round')} left)" if isinstance(due, int) and isinstance(rnd, int) and due >= rnd and j.get("status") == "open" else ""
+        rows.append(f"<tr><td>{esc(j.get('id'))}</td><td>{esc(num_text(j.get('done_hours', 0)))}/{esc(num_text(j.get('gpu_hours', 0)))} GPU-h</td>"
+                    f"<td>due R{esc(due)}{left}</td><td>worth {esc(num_text(j.get('value', 0)))}</td><td>{esc(j.get('status', ''))}</td></tr>")
+    return '<div class="bb-jobs"><div class="bb-h">Your jobs</div><table>' + "".join(rows) + "</table></div>"
+
+def outcome_text(episode: dict | None, currency: str = "") -> str:
+    "One line for an episode's end: deal or not (or a lab's trades), price, bonus, utility, rounds, why it ended."
+    if not isinstance(episode, dict): return ""
+    u = episode.get("utility")
+    u = float(u) if isinstance(u, (int, float)) and not isinstance(u, bool) else None
+    if "trades" in episode:   # the market: a lab's trades and jobs, not one deal
+        bits = [f"{plural(episode.get('trades') or 0, 'trade')}, {plural(episode.get('coalitions') or 0, 'coalition')}"]
+        if isinstance(episode.get("jobs"), int): bits.append(f"{episode.get('jobs_done', 0)} of {plural(episode['jobs'], 'job')} done")
+    elif episode.get("deal"):
+        p = episode.get("price", episode.get("deal_price"))
+        bits = [("🤝 Deal" if u is None or u >= 0 else "Deal at a loss") + (f" at {fmt_price(p, currency)}" if isinstance(p, (int, float)) else "")]
+        if isinstance(episode.get("bonus"), (int, float)): bits.append(f"bonus {fmt_price(episode['bonus'], currency)}")
+    else: bits = ["No deal"]
+    if u is not None: bits.append(f"utility {u:.2f}")
+    if isinstance(episode.get("rounds"), int): bits.append(plural(episode["rounds"], "round"))
+    if episode.get("reason"): bits.append(reason_text(episode["reason"]))
+    return " · ".join(esc(b) for b in bits)
+
 def status_html(obs: dict,            # the observation the player acts on
                 brief: str = "",      # text shown above the facts (e.g. the human seller's brief)
                 rendered: str = "",   # the arena's `render_observation(obs)`
                 open_full: bool = False,  # show the full observation unfolded
+                currency: str = "",   # the currency sign for money
+                outcome: str = "",    # the outcome line (`outcome_text`) once the game is over
+                reward: str = "",     # the reward panel (`reward_html`)
                ) -> str:
-    "The side panel: rounds left, a brief, the observation's key facts and its full text."
+    "The side panel: rounds left (or the outcome), a brief, the reward, the observation's key facts, a lab's jobs, its full text."
     out = ['<div class="bb-status">']
     rl = rounds_left(obs)
-    if rl is not None: out.append(f'<div class="bb-rounds"><span>{rl}</span> round{"s" if rl != 1 else ""} left</div>')
+    if outcome: out.append(f'<div class="bb-over"><b>Game over</b> · {outcome}</div>')
+    elif rl is not None: out.append(f'<div class="bb-rounds"><span>{rl}</span> {"round" if rl == 1 else "rounds"} left</div>')
     if brief: out.append(f'<div class="bb-brief">{esc(brief).replace(chr(10), "<br>")}</div>')
-    facts = [(k, v) for k, v in obs_facts(obs) if k not in ("rounds left",)]
+    if reward: out.append(reward)
+    facts = [(k, v) for k, v in obs_facts(obs, currency=currency) if k not in ("rounds left",)]
     if facts: out.append("<table class='bb-facts'>" + "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in facts) + "</table>")
+    out.append(jobs_html(obs))
     if rendered: out.append(f'<details{" open" if open_full else ""}><summary>Full observation</summary><pre>{esc(rendered)}</pre></details>')
     return "".join(out) + "</div>"
 
@@ -293,10 +415,10 @@ CSS = """
 .bb-chat {display:flex; flex-direction:column; gap:6px; padding:4px 0;}
 .bb-row {display:flex;}
 .bb-row.bb-right {justify-content:flex-end;}
-.bb-bubble {max-width:78%; padding:7px 11px; border-radius:14px; background:#fff; box-shadow:0 1px 2px rgba(0,0,0,.12);
-            line-height:1.35; font-size:14px;}
-.bb-left .bb-bubble {border-bottom-left-radius:4px; background:#fff8ef; border:1px solid #f3dfc4;}
-.bb-right .bb-bubble {border-bottom-right-radius:4px; background:#e3f0fd; border:1px solid #c6dcf5;}
+.bb-bubble {max-width:78%; padding:7px 11px; border-radius:14px; background:#fff; border:1.5px solid #cfd8dc;
+            box-shadow:0 1px 2px rgba(0,0,0,.08); line-height:1.35; font-size:14px;}
+.bb-left .bb-bubble {border-bottom-left-radius:4px;}
+.bb-right .bb-bubble {border-bottom-right-radius:4px;}
 .bb-meta {font-size:11px; color:#777; margin-bottom:2px;} .bb-detail {color:#999;}
 .bb-price {font-size:20px; font-weight:700; color:#263238;}
 .bb-msg {margin-top:2px; white-space:pre-wrap;}
@@ -308,27 +430,38 @@ CSS = """
 .bb-chip-tell {background:#fff3e0; color:#bf360c;}
 .bb-chip-judge {background:#ede7f6; color:#4527a0;}
 .bb-chip-error {background:#ffebee; color:#b71c1c;}
+.bb-folded {align-self:center; font-size:11px; color:#78909c; padding:1px 8px;}
 .bb-empty {color:#999; text-align:center; padding:30px 0;}
 .bb-banner {align-self:center; margin:8px 0 2px; padding:5px 14px; border-radius:14px; background:#263238; color:#fff; font-size:13px;}
 .bb-status {font-size:13px; line-height:1.4;}
 .bb-app .widget-html-content {line-height:1.4;}
-.bb-chat-w, .bb-plot-w {width:100%;}
+.bb-chat-w .widget-html-content, .bb-plot-w .widget-html-content {display:block; width:100%;}
 .bb-rounds {font-size:13px; color:#555; margin-bottom:6px;}
 .bb-rounds span {font-size:26px; font-weight:700; color:#1565c0; margin-right:4px;}
+.bb-over {background:#263238; color:#fff; border-radius:8px; padding:5px 9px; margin-bottom:6px;}
 .bb-brief {background:#fffde7; border:1px solid #fff59d; border-radius:8px; padding:6px 8px; margin-bottom:6px;}
+.bb-reward {background:#f1f8e9; border:1px solid #dcedc8; border-radius:8px; padding:4px 8px; margin-bottom:6px;}
+.bb-reward table {border-collapse:collapse;} .bb-reward th {text-align:left; color:#555; font-weight:500; padding-right:8px; white-space:nowrap;}
+.bb-reward td {padding:1px 8px 1px 0; vertical-align:top;} .bb-reward td:nth-child(2) {font-weight:600; white-space:nowrap;}
+.bb-note {color:#555; font-size:12px; margin-top:3px;}
 .bb-facts {border-collapse:collapse; width:100%;}
 .bb-facts th {text-align:left; color:#666; font-weight:500; padding:2px 8px 2px 0; white-space:nowrap; vertical-align:top;}
 .bb-facts td {padding:2px 0; font-weight:600;}
+.bb-jobs table {width:100%; font-size:12px; border-collapse:collapse;} .bb-jobs td {padding:1px 6px 1px 0;}
 .bb-status details {margin-top:6px;} .bb-status summary {cursor:pointer; color:#455a64;}
 .bb-status pre {white-space:pre-wrap; font-size:11px; line-height:1.35; max-height:220px; overflow:auto; margin:4px 0;
                 background:#fafafa; border:1px solid #eee; border-radius:6px; padding:6px;}
 .bb-h {font-weight:600; font-size:13px; margin:4px 0;}
+.bb-plot {display:block; width:100%; height:auto; max-width:620px;}
+.bb-legend {display:flex; flex-wrap:wrap; gap:2px 12px; font-size:11px; color:#333; margin:2px 0 0 14px;}
+.bb-legend-item {white-space:nowrap;} .bb-legend-item i {display:inline-block; width:12px; height:4px; margin-right:4px; vertical-align:middle;}
 .bb-judge table {width:100%; font-size:12px;} .bb-bar {width:55%;}
 .bb-bar div {height:9px; background:#7e57c2; border-radius:4px;}
 .bb-notice-error {background:#ffebee; color:#b71c1c; border:1px solid #ffcdd2; border-radius:8px; padding:5px 10px; font-size:13px;}
 .bb-notice-info {background:#e8f5e9; color:#1b5e20; border:1px solid #c8e6c9; border-radius:8px; padding:5px 10px; font-size:13px;}
+.bb-why {color:#6d4c41; font-size:12px;}
 .bb-busy {color:#1565c0; font-size:13px;}
-.bb-side {padding-left:12px;}
+.bb-side {padding-left:12px; box-sizing:border-box;}
 </style>
 """
 
@@ -347,13 +480,18 @@ def _safe(fn):
     return wrapper
 
 class _View:
-    "Shared plumbing: a notice line, a progress bar with a label, and the buttons to lock while busy."
+    "Shared plumbing: a notice line, a progress bar with a label, the buttons to lock while busy, and one turn at a time."
     def _init_plumbing(self):
         self.notice = W.HTML("", layout=W.Layout(min_height="28px")); self.notice.add_class("bb-notice")
         self.progress = W.IntProgress(value=0, min=0, max=1, layout=W.Layout(width="220px", visibility="hidden"))
         self.busy_label = W.HTML("")
         self.last_traceback = None
         self._lockable: list = []
+        self.gate = OneAtATime()
+
+    def _on_click(self, button, fn, *args):
+        "Run `fn(*args)` when `button` is clicked, one turn at a time (`OneAtATime`)."
+        button.on_click(lambda _b: self.gate(fn, *args))
 
     def show_error(self, text: str):
         "Show `text` as an error."
@@ -384,6 +522,38 @@ class _View:
             self.busy_label.value = ""
             for b, d in zip(self._lockable, was): b.disabled = d
 
+# %% ../nbs/70_ui.ipynb #3891bc09
+def sent_at() -> float | None:
+    "When the browser sent the click (or key press) being handled, by the browser's clock; None outside one."
+    try:
+        from ipykernel.kernelbase import Kernel
+        if not Kernel.initialized(): return None
+        head = Kernel.instance().get_parent().get("header", {})
+    except Exception: return None
+    if head.get("msg_type") != "comm_msg": return None
+    d = head.get("date")
+    if isinstance(d, str):
+        try: d = datetime.fromisoformat(d.replace("Z", "+00:00"))
+        except ValueError: return None
+    return d.timestamp() if isinstance(d, datetime) else None
+
+class OneAtATime:
+    "Run handlers one turn at a time: a click sent while the previous turn ran, or repeating it at double-click speed, is dropped."
+    def __init__(self, double_click: float = .5,  # seconds within which the same click twice is a double-click
+                 clock=sent_at):                    # () -> when the browser sent the current click, or None (a call from code)
+        self.double_click, self.clock, self.last, self.dropped = double_click, clock, None, 0
+    def __call__(self, fn, *args,
+                 key=None,                   # what the click sends (action and inputs); None: every click counts
+                 **kw):
+        sent = self.clock()
+        if sent is not None and self.last is not None:
+            start, end, last_key = self.last
+            if sent < end or (key is not None and key == last_key and sent < start + self.double_click): self.dropped += 1; return None
+        t0 = time.monotonic()
+        try: return fn(*args, **kw)
+        finally:
+            if sent is not None: self.last = (sent, sent + time.monotonic() - t0, key)
+
 # %% ../nbs/70_ui.ipynb #e3783119
 def field_choices(obs: dict, f: Field, action: str | None = None) -> list | None:
     "Allowed values of field `f` in this state, when known: an enum's choices, or the observation's `choices[name]`."
@@ -397,10 +567,12 @@ def _opts(values: list, required: bool) -> list:
     out = [(str(v[0]), v[1]) if isinstance(v, tuple) and len(v) == 2 else (str(v), v) for v in values]
     return ([("—", "")] if not required else []) + out
 
+def _label(a: str) -> str: return a.replace("_", " ").capitalize()
+
 class ActionForm:
     "Inputs and buttons for an `ActionSchema`; `read(name)` builds a validated action dict or raises `ActionError`."
     def __init__(self, schema: ActionSchema,       # the arena's action schema
-                 on_submit,                        # called with the action name when a button is clicked
+                 on_submit,                        # called with the action name when a button is clicked (or Enter pressed)
                  buttons: bool | None = None,      # one button per action (default: when there are at most 4 actions)
                  labels: dict | None = None,       # action name -> button label
                  choices=None,                     # (obs, action, Field) -> allowed values or None; default `field_choices`
@@ -408,40 +580,51 @@ class ActionForm:
         self.schema, self.on_submit = schema, on_submit
         self.choices = choices or (lambda obs, a, f: field_choices(obs, f, a))
         self.buttons_mode = len(schema.actions) <= 4 if buttons is None else buttons
-        self.valid, self.obs = list(schema.actions), {}
+        self.valid, self.obs, self._refused = list(schema.actions), {}, None
         self.fields: dict[str, Field] = {}
         for fs in (*schema.actions.values(), schema.common):
             for f in fs: self.fields.setdefault(f.name, f)
         self.texts = {n: self._input(f) for n, f in self.fields.items()}
         self.drops: dict = {}
         self.inputs = dict(self.texts)
-        labels = labels or {}
+        self.labels = {a: (labels or {}).get(a, _label(a)) for a in schema.actions}
         self.buttons = {}
         for a in schema.actions:
-            b = W.Button(description=labels.get(a, a.replace("_", " ").capitalize()), tooltip=schema.docs.get(a, a),
+            b = W.Button(description=self.labels[a], tooltip=plain(schema.docs.get(a, a)),
                          button_style={"accept": "success", "walk": "danger"}.get(a, "primary"), layout=W.Layout(width="auto"))
             b.add_class(f"bb-act-{a}"); b.on_click(lambda _b, a=a: self.on_submit(a))
             self.buttons[a] = b
-        self.menu = W.Dropdown(options=list(schema.actions), description="action", layout=W.Layout(width="260px"),
+        self.menu = W.Dropdown(options=[(self.labels[a], a) for a in schema.actions], description="action", layout=W.Layout(width="260px"),
                                style={"description_width": "60px"})
         self.menu.add_class("bb-menu")
         self.menu.observe(lambda ch: self._show_fields(), names="value")
         self.doc = W.HTML("")
+        self.why = W.HTML(""); self.why.add_class("bb-why")
         self.send = W.Button(description="Send", button_style="primary", icon="paper-plane")
         self.send.add_class("bb-send"); self.send.on_click(lambda _b: self.on_submit(self.menu.value))
         self.fields_box = W.HBox(layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        self.widget = W.VBox([self.fields_box, W.HBox(list(self.buttons.values()))] if self.buttons_mode else
-                             [W.HBox([self.menu, self.send, self.doc]), self.fields_box])
+        self.widget = W.VBox([self.fields_box, W.HBox(list(self.buttons.values())), self.why] if self.buttons_mode else
+                             [W.HBox([self.menu, self.doc], layout=W.Layout(align_items="center")), self.fields_box, self.why])
         self._show_fields()
 
     def _input(self, f: Field):
         wide = f.kind == "string" and (f.max_len or 200) > 40
-        ph = f.doc or f.name
+        ph = plain(f.doc) or f.name
         if not f.required: ph += " (optional)"
-        w = W.Text(placeholder=ph, description=f.name, layout=W.Layout(width="440px" if wide else "220px"),
-                   style={"description_width": "70px"})
+        width = max(440 if wide else 220, round(120 + 7.2 * len(ph)))   # the whole placeholder shows
+        w = W.Text(placeholder=ph, description=f.name, layout=W.Layout(width=f"{width}px"), style={"description_width": "70px"})
         w.add_class(f"bb-in-{f.name}")
+        w.on_msg(self._key)
         return w
+
+    def _key(self, _w, content, _buffers):
+        "Enter in a text box: send the form's main action."
+        if isinstance(content, dict) and content.get("event") == "submit" and (a := self.main_action()) is not None: self.on_submit(a)
+
+    def main_action(self) -> str | None:
+        "What Enter sends: the menu's choice, or the first valid action that takes a field (the offer, the counter)."
+        if not self.buttons_mode: return self.menu.value if self.menu.value in self.valid else None
+        return next((a for a in self.valid if self.schema.actions[a]), None)
 
     def _dropdown(self, f: Field):
         d = self.drops.get(f.name)
@@ -450,93 +633,122 @@ class ActionForm:
             d.add_class(f"bb-in-{f.name}")
         return d
 
-    def _show_fields(self):
-        "Show the inputs of the chosen action (all fields in button mode), as dropdowns where choices are known."
-        a = None if self.buttons_mode else self.menu.value
-        if self.buttons_mode: names = list(self.fields)
-        else: names = [f.name for f in (*self.schema.actions.get(a, ()), *self.schema.common)] if a else []
-        for n in names:
-            f = self.fields[n]
-            ch = self.choices(self.obs, a, f)
-            if ch is None: self.inputs[n] = self.texts[n]; continue
-            d, opts = self._dropdown(f), _opts(ch, f.required)
-            if list(d.options) != opts:
-                d.options = opts
-                if opts: d.value = opts[0][1]
-            self.inputs[n] = d
-        if not self.buttons_mode: self.doc.value = f'<span class="bb-meta">{esc(self.schema.docs.get(a, ""))}</span>' if a else ""
-        self.fields_box.children = [self.inputs[n] for n in names]
+# %% ../nbs/70_ui.ipynb #ce4315e7
+@patch
+def _show_fields(self: ActionForm):
+    "Show the inputs of the chosen action (all fields in button mode), as dropdowns where choices are known."
+    a = None if self.buttons_mode else self.menu.value
+    if self.buttons_mode: names = list(self.fields)
+    else: names = [f.name for f in (*self.schema.actions.get(a, ()), *self.schema.common)] if a else []
+    for n in names:
+        f = self.fields[n]
+        ch = self.choices(self.obs, a, f)
+        if ch is None: self.inputs[n] = self.texts[n]; continue
+        d, opts = self._dropdown(f), _opts(ch, f.required)
+        if list(d.options) != opts:
+            d.options = opts
+            if opts: d.value = opts[0][1]
+        self.inputs[n] = d
+    if not self.buttons_mode: self.doc.value = f'<span class="bb-meta">{esc(plain(self.schema.docs.get(a, "")))}</span>' if a else ""
+    self.fields_box.children = [self.inputs[n] for n in names] + ([] if self.buttons_mode else [self.send])
 
-    def set_state(self, obs: dict, valid: list, done: bool = False):
-        "Enable only the actions in `valid` (none when `done`) and fill choice fields from `obs`."
-        self.obs = obs if isinstance(obs, dict) else {}
-        self.valid = [] if done else [a for a in self.schema.actions if a in valid]
-        for a, b in self.buttons.items(): b.disabled = a not in self.valid
-        self.send.disabled = self.menu.disabled = not self.valid
-        if not self.buttons_mode:
-            opts = self.valid or list(self.schema.actions)
-            if list(self.menu.options) != opts:
-                keep = self.menu.value if self.menu.value in opts else opts[0]
-                self.menu.options = opts; self.menu.value = keep
-        self._show_fields()
+@patch
+def set_state(self: ActionForm, obs: dict, valid: list, done: bool = False,
+              why: dict | None = None):   # action -> why it is off now (shown under the buttons)
+    "Enable only the actions in `valid` (none when `done`), say why the others are off, and fill choice fields from `obs`."
+    self.obs = obs if isinstance(obs, dict) else {}
+    self.valid = [] if done else [a for a in self.schema.actions if a in valid]
+    off = {a: r for a, r in (why or {}).items() if a in self.schema.actions and a not in self.valid} if not done else {}
+    for a, b in self.buttons.items():
+        b.disabled = a not in self.valid
+        b.tooltip = plain(off.get(a) or self.schema.docs.get(a, a))
+    self.why.value = " ".join(f"<b>{esc(self.labels[a])}</b> is off: {esc(r)}." for a, r in off.items())
+    self.send.disabled = self.menu.disabled = not self.valid
+    if not self.buttons_mode:
+        acts = self.valid or list(self.schema.actions)
+        opts = [(self.labels[a], a) for a in acts]   # actions in words, their names as values
+        if list(self.menu.options) != opts:
+            keep = self.menu.value if self.menu.value in acts else acts[0]
+            self.menu.options = opts; self.menu.value = keep
+    self._show_fields()
 
-    def read(self, name: str) -> dict:
-        "The action `name` built from the inputs; `ActionError` if it is not valid now or an input is bad."
-        if name not in self.schema.actions: raise ActionError("unknown_action", "action", f"unknown action {name!r}")
-        if name not in self.valid:
-            why = "the episode is over" if not self.valid else f"you can {', '.join(self.valid)} now"
-            raise ActionError("invalid_now", "action", f"'{name}' is not allowed now: {why}")
-        if not self.buttons_mode and self.menu.value != name: self.menu.value = name
-        out = {"action": name}
-        a = None if self.buttons_mode else name
-        for f in (*self.schema.actions[name], *self.schema.common):
-            ch = self.choices(self.obs, a, f)
-            if ch is not None and len(ch) == 0 and f.required:
-                raise ActionError("invalid_now", f.name, f"there is no {f.name} to choose for '{name}' now")
-            w = self._dropdown(f) if ch is not None else self.texts[f.name]
-            if ch is not None and w.value not in [v for _, v in _opts(ch, f.required)]:
-                raise ActionError("out_of_range", f.name, f"choose a {f.name} from the list")
-            v = read_field(f, w.value)
-            if v is not None: out[f.name] = v
-        return self.schema.parse(out)
+# %% ../nbs/70_ui.ipynb #2aea2990
+@patch
+def read(self: ActionForm, name: str) -> dict:
+    "The action `name` built from the inputs; `ActionError` if it is not valid now or an input is bad."
+    if name not in self.schema.actions: raise ActionError("unknown_action", "action", f"unknown action {name!r}")
+    if name not in self.valid:
+        why = "the episode is over" if not self.valid else f"you can {', '.join(self.labels[a].lower() for a in self.valid)} now"
+        raise ActionError("invalid_now", "action", f"{self.labels[name]} is not allowed now: {why}")
+    if not self.buttons_mode and self.menu.value != name: self.menu.value = name
+    msg = self.texts.get("message")
+    if self._refused and self._refused[0] != name and msg is not None and msg.value == self._refused[1]: msg.value = ""   # typed for another move
+    out = {"action": name}
+    a = None if self.buttons_mode else name
+    for f in (*self.schema.actions[name], *self.schema.common):
+        ch = self.choices(self.obs, a, f)
+        if ch is not None and len(ch) == 0 and f.required:
+            raise ActionError("invalid_now", f.name, f"there is no {f.name} to choose for '{name}' now")
+        w = self._dropdown(f) if ch is not None else self.texts[f.name]
+        if ch is not None and w.value not in [v for _, v in _opts(ch, f.required)]:
+            raise ActionError("out_of_range", f.name, f"choose a {f.name} from the list")
+        v = read_field(f, w.value)
+        if v is not None: out[f.name] = v
+    return self.schema.parse(out)
 
-    def clear(self, *names):
-        "Empty the named text inputs."
-        for n in names:
-            w = self.texts.get(n)
-            if w is not None: w.value = ""
+@patch
+def refused(self: ActionForm, name: str | None):
+    "Note that move `name` was refused (None: the last move went through): its message is not sent with another move."
+    msg = self.texts.get("message")
+    self._refused = (name, msg.value) if name and msg is not None and msg.value else None
+
+@patch
+def key(self: ActionForm, name: str) -> tuple:
+    "What a click on `name` would send: the action and the inputs as typed (`OneAtATime` drops the same click twice in a row)."
+    return (name, *(str(w.value) for w in self.inputs.values()))
+
+@patch
+def clear(self: ActionForm, *names):
+    "Empty the named text inputs."
+    for n in names:
+        w = self.texts.get(n)
+        if w is not None: w.value = ""
 
 # %% ../nbs/70_ui.ipynb #a5ccac3d
-def outcome_text(episode: dict | None, currency: str = "") -> str:
-    "One line for an episode's end: deal or not, price, utility, rounds, reason."
-    if not isinstance(episode, dict): return ""
-    bits = ["🤝 Deal" if episode.get("deal") else "No deal"]
-    p = episode.get("price", episode.get("deal_price"))
-    if episode.get("deal") and isinstance(p, (int, float)): bits[0] += f" at {fmt_price(p, currency)}"
-    u = episode.get("utility")
-    if isinstance(u, (int, float)): bits.append(f"utility {u:.2f}")
-    if isinstance(episode.get("rounds"), int): bits.append(f"{episode['rounds']} rounds")
-    if episode.get("reason"): bits.append(str(episode["reason"]))
-    return " · ".join(esc(b) for b in bits)
-
 class Board:
     "The chat, and a side panel with status, price plot and judge scores."
-    def __init__(self, chat_width: str = "62%"):
+    FOLD = ("wait",)   # actions whose silent turns the checkbox folds
+    def __init__(self):
         self.chat, self.status, self.plot, self.judge = W.HTML(), W.HTML(), W.HTML(), W.HTML()
         self.chat.add_class("bb-chat-w"); self.plot.add_class("bb-plot-w")
-        self.chat.layout.width = "100%"
+        self.chat.layout.width = self.plot.layout.width = "auto"   # the column's width, less the widget's margins
+        self.fold_w = W.Checkbox(value=True, description="fold the labs' waits", indent=False, layout=W.Layout(width="auto", display="none"))
+        self.fold_w.add_class("bb-fold")
+        self.fold_w.observe(lambda ch: self._draw(), names="value")
         side = W.VBox([self.status, W.HTML('<div class="bb-h">Price trajectory</div>'), self.plot, self.judge],
-                      layout=W.Layout(width="40%"))
+                      layout=W.Layout(flex="2 1 260px", min_width="240px"))
         side.add_class("bb-side")
-        self.widget = W.HBox([W.Box([self.chat], layout=W.Layout(width=chat_width)), side], layout=W.Layout(width="100%"))
+        chat = W.VBox([self.fold_w, self.chat], layout=W.Layout(flex="3 1 340px", min_width="280px"))
+        self.widget = W.HBox([chat, side], layout=W.Layout(width="100%", flex_flow="row wrap"))
+        self._args = None
 
     def show(self, turns: list, obs: dict | None = None, right=("buyer",), currency: str = "", banner: str = "",
-             brief: str = "", rendered: str = "", refs: dict | None = None, empty: str = "No messages yet.", open_full: bool = False):
-        "Redraw everything from `turns` and the observation `obs`."
-        self.chat.value = '<div class="bb-scroll">' + chat_html(turns, right, currency, banner, empty) + "</div>"
-        self.status.value = status_html(obs or {}, brief, rendered, open_full)
-        self.plot.value = price_svg(turns, refs, currency=currency)
+             brief: str = "", rendered: str = "", refs: dict | None = None, empty: str = "No messages yet.", open_full: bool = False,
+             outcome: str = "", reward: str = "",
+             chat_currency: str | None = None):   # the currency the chat starts in (the transcript's), when not `currency`
+        "Redraw everything from `turns` and the observation `obs`; `outcome` (the game is over) replaces the rounds left."
+        self._args = (list(turns), right, currency if chat_currency is None else chat_currency, banner, empty)
+        self.fold_w.layout.display = None if any(t.action in self.FOLD for t in turns) else "none"
+        self._draw()
+        self.status.value = status_html(obs or {}, brief, rendered, open_full, currency, outcome, reward)
+        self.plot.value = price_svg(turns, refs, currency=currency, colors=party_colors(t.speaker for t in turns))
         self.judge.value = judge_html(turns)
+
+    def _draw(self):
+        if self._args is None: return
+        turns, right, currency, banner, empty = self._args
+        fold = self.FOLD if self.fold_w.value else ()
+        self.chat.value = '<div class="bb-scroll">' + chat_html(turns, right, currency, banner, empty, fold=fold) + "</div>"
 
     @property
     def text(self) -> str:
@@ -560,7 +772,9 @@ class Side:
     refs: tuple = ()            # observation keys drawn as reference lines on the price plot
     brief: bool = False         # show the observation's `brief` (the human seller's brief and bonus)
     tells_for: tuple = ()       # speakers whose messages get tells detected when the env left none
-    open_full: bool = False     # unfold the full observation text (the market's jobs, blocks and inbox)
+    open_full: bool = False     # unfold the full observation text
+    why: Callable = None        # obs -> {action: why it is not allowed now}, shown under the buttons
+    utility_note: str = ""      # what the outcome's utility means for this side (one line, shown at the end)
 
 def _registry(): from bazaarbatna import arenas; return arenas
 
@@ -579,7 +793,33 @@ def _policy_options(arena: str, llm: bool = True) -> list:
     except Exception: names = []
     return [(n, n) for n in names] + ([("llm (embedded model)", "llm")] if llm and arena in ("bazaar", "market") else [])
 
-# ---- bazaar -------------------------------------------------------------------------------------
+def obs_refs(side: Side, obs: dict) -> dict:
+    "Reference prices to draw on the plot (budget, reservation...) found in `obs`."
+    out = {}
+    for k in side.refs:
+        v = obs.get(k) if isinstance(obs, dict) else None
+        if isinstance(v, (int, float)) and not isinstance(v, bool): out[k] = v
+    return out
+
+def obs_currency(obs: dict, transcript=None) -> str:
+    "The currency symbol to show prices with: the observation's, else the transcript's."
+    c = obs.get("currency") if isinstance(obs, dict) else None
+    if c is None and transcript is not None: c = transcript.meta.get("currency")
+    return CURRENCY_SIGNS.get(c, "")
+
+def with_tells(turns: list, speakers=("seller",)) -> list:
+    "Turns whose messages from `speakers` carry tells (detected with `bazaar.tells` when the env left none)."
+    if not speakers: return list(turns)
+    try: from bazaarbatna.bazaar.tells import detect_tells
+    except ImportError: return list(turns)
+    out = []
+    for t in turns:
+        if t.speaker in speakers and t.message and "tells" not in (t.data or {}):
+            t = Turn(t.round, t.speaker, t.action, t.price, t.message, {**(t.data or {}), "tells": detect_tells(t.message)})
+        out.append(t)
+    return out
+
+# %% ../nbs/70_ui.ipynb #7a9b12f3
 def _bazaar_buyer_env(task, seed, seller):
     from bazaarbatna.bazaar import env as E
     return E.make_env(task, seed, **({"seller": seller} if seller is not None else {})), E.ACTION_SCHEMA
@@ -591,11 +831,18 @@ def _bazaar_seller(name, view):
     _busy_load(view, "Loading the LLM seller (about 20 s the first time)…", s._load)
     return s
 
+def _affordable(obs) -> bool:
+    ask, budget = obs.get("ask"), obs.get("budget")
+    return isinstance(ask, (int, float)) and isinstance(budget, (int, float)) and ask <= budget
+
 def _bazaar_buyer_valid(obs, schema):
     if obs.get("done"): return []
-    ask, budget = obs.get("ask"), obs.get("budget")
-    ok_accept = isinstance(ask, (int, float)) and isinstance(budget, (int, float)) and ask <= budget
-    return [a for a in ("offer", "accept", "walk") if a != "accept" or ok_accept]
+    return [a for a in ("offer", "accept", "walk") if a != "accept" or _affordable(obs)]
+
+def _bazaar_buyer_why(obs):
+    if _affordable(obs) or not isinstance(obs.get("ask"), (int, float)): return {}
+    cur = obs_currency(obs)
+    return {"accept": f"the ask {fmt_price(obs['ask'], cur)} is above your budget {fmt_price(obs.get('budget'), cur)}; make an offer instead"}
 
 def _bazaar_human_seller_env(task, seed, buyer):
     from bazaarbatna.bazaar import env as E
@@ -605,7 +852,15 @@ def _bazaar_seller_valid(obs, schema):
     if obs.get("done"): return []
     return ["counter", "accept", "walk"] if obs.get("offer") is not None else ["walk"]
 
-# ---- market -------------------------------------------------------------------------------------
+def _bazaar_seller_why(obs):
+    return {} if obs.get("offer") is not None else {"counter": "the buyer has made no offer yet", "accept": "there is no offer to accept yet"}
+
+BUYER_UTILITY = ("Utility is the share of the surplus you kept: (budget − price) / (budget − the seller's cost), "
+                 "0 without a deal; the return adds the shaping and penalties.")
+SELLER_UTILITY = ("Utility is your bonus as a share of the most it could be (selling at your opening ask); "
+                  "selling below your reservation makes it negative.")
+
+# %% ../nbs/70_ui.ipynb #72f5dc74
 def _market_env(task, seed, judge):
     from bazaarbatna.market import env as E
     return E.make_env(task, seed, **({"judge": judge} if judge is not None else {})), E.ACTION_SCHEMA
@@ -656,7 +911,10 @@ def _market_valid(obs, schema):
         if all(not f.required or (ch := _market_choices(obs, a, f)) is None or len(ch) > 0 for f in fs): out.append(a)
     return out
 
-# ---- generic ------------------------------------------------------------------------------------
+LAB_UTILITY = ("Utility is the value of your finished jobs plus the money you gained or lost, as a share of what "
+               "all your jobs are worth (from −1 to 1).")
+
+# %% ../nbs/70_ui.ipynb #a9f4b61e
 def _generic_side(arena):
     reg = _registry()
     def make(task, seed, opp):
@@ -668,40 +926,18 @@ def sides(arena: str) -> dict:
     "The sides a human can play in `arena`, by name."
     if arena == "bazaar":
         return {"buyer": Side("buyer", _bazaar_buyer_env, lambda: [("rule seller (built-in)", None), ("LLM seller (embedded model)", "llm")],
-                              _bazaar_seller, _bazaar_buyer_valid, None, lambda obs: ("buyer",), ("budget",), False, ("seller",)),
-                "seller": Side("seller", _bazaar_human_seller_env, lambda: [("expert buyer", None)] + [p for p in _policy_options("bazaar") if p[1] != "expert"],
+                              _bazaar_seller, valid=_bazaar_buyer_valid, right=lambda obs: ("buyer",), refs=("budget",),
+                              tells_for=("seller",), why=_bazaar_buyer_why, utility_note=BUYER_UTILITY),
+                "seller": Side("seller", _bazaar_human_seller_env,
+                               lambda: [("expert buyer", None)] + [p for p in _policy_options("bazaar") if p[1] != "expert"],
                                lambda name, view: None if name is None else load_policy("bazaar", name, view),
-                               _bazaar_seller_valid, None, lambda obs: ("seller",), ("reservation",), True, ("seller",))}
+                               valid=_bazaar_seller_valid, right=lambda obs: ("seller",), refs=("reservation",), brief=True,
+                               tells_for=("seller",), why=_bazaar_seller_why, utility_note=SELLER_UTILITY)}
     if arena == "market":
         return {"lab": Side("lab", _market_env, lambda: [("scripted labs, rule judge", None), ("scripted labs, LLM judge", "llm")],
-                            _market_judge, _market_valid, _market_choices, lambda obs: (obs.get("name"), obs.get("lab")), (), False, (), True)}
+                            _market_judge, valid=_market_valid, choices=_market_choices, right=lambda obs: (obs.get("name"), obs.get("lab")),
+                            utility_note=LAB_UTILITY)}
     return {"agent": _generic_side(arena)}
-
-def obs_refs(side: Side, obs: dict) -> dict:
-    "Reference prices to draw on the plot (budget, reservation...) found in `obs`."
-    out = {}
-    for k in side.refs:
-        v = obs.get(k) if isinstance(obs, dict) else None
-        if isinstance(v, (int, float)) and not isinstance(v, bool): out[k] = v
-    return out
-
-def obs_currency(obs: dict, transcript=None) -> str:
-    "The currency symbol to show prices with."
-    c = obs.get("currency") if isinstance(obs, dict) else None
-    if c is None and transcript is not None: c = transcript.meta.get("currency")
-    return {"INR": "₹", "USD": "$", "EUR": "€", "GBP": "£"}.get(c, "")
-
-def with_tells(turns: list, speakers=("seller",)) -> list:
-    "Turns whose messages from `speakers` carry tells (detected with `bazaar.tells` when the env left none)."
-    if not speakers: return list(turns)
-    try: from bazaarbatna.bazaar.tells import detect_tells
-    except ImportError: return list(turns)
-    out = []
-    for t in turns:
-        if t.speaker in speakers and t.message and "tells" not in (t.data or {}):
-            t = Turn(t.round, t.speaker, t.action, t.price, t.message, {**(t.data or {}), "tells": detect_tells(t.message)})
-        out.append(t)
-    return out
 
 # %% ../nbs/70_ui.ipynb #36aa6483
 def _arena_names() -> list:
@@ -722,8 +958,10 @@ BUILTIN = "builtin"  # the dropdown value for "the arena's built-in opponent" (a
 def _widget_opts(opts): return [(k, BUILTIN if v is None else v) for k, v in opts]
 def _opp_value(v): return None if v == BUILTIN else v
 
-def _dd(desc, width, **kw):
-    return W.Dropdown(description=desc, layout=W.Layout(width=width), style={"description_width": "64px"}, **kw)
+def _dd(desc, width, cls=None, **kw):
+    d = W.Dropdown(description=desc, layout=W.Layout(width=width), style={"description_width": "64px"}, **kw)
+    if cls: d.add_class(cls)
+    return d
 
 class Play(_View):
     "A human negotiates against a policy: as buyer or seller in the bazaar, or as a lab in the GPU market."
@@ -736,13 +974,14 @@ class Play(_View):
                 ):
         self._init_plumbing()
         self.env = self.obs = self.episode = self.form = None
-        self.done, self.rewards = False, []
-        self.arena_w = _dd("arena", "190px", options=_arena_names(), value=arena)
-        self.task_w, self.side_w, self.opp_w = _dd("task", "260px"), _dd("you are", "170px"), _dd("opponent", "300px")
+        self.done, self.rewards, self.components = False, [], []
+        self.arena_w = _dd("arena", "190px", "bb-sel-arena", options=_arena_names(), value=arena)
+        self.task_w, self.side_w = _dd("task", "260px", "bb-sel-task"), _dd("you are", "170px", "bb-sel-side")
+        self.opp_w = _dd("opponent", "300px", "bb-sel-opponent")
         self.seed_w = W.Text(value=str(seed), description="seed", layout=W.Layout(width="120px"), style={"description_width": "36px"})
         self.seed_w.add_class("bb-in-seed")
         self.new_w = W.Button(description="New game", button_style="warning", icon="refresh"); self.new_w.add_class("bb-new")
-        self.new_w.on_click(lambda _: self.new_game())
+        self._on_click(self.new_w, self.new_game)
         self.arena_w.observe(lambda ch: self._fill_options(), names="value")
         self.side_w.observe(lambda ch: self._fill_opponents(), names="value")
         self._fill_options(task, side, opponent)
@@ -771,63 +1010,73 @@ class Play(_View):
         self.opp_w.options = _widget_opts(opts)
         self.opp_w.value = opponent if opponent in [v for _, v in opts] and opponent is not None else self.opp_w.options[0][1]
 
-    @_safe
-    def new_game(self):
-        "Start a new episode with the chosen arena, task, side, opponent and seed."
-        arena, task, opp = self.arena_w.value, self.task_w.value, _opp_value(self.opp_w.value)
-        seed = _seed_of(self.seed_w.value)
-        if not task: raise ActionError("missing_field", "task", f"arena {arena!r} has no tasks")
-        side = sides(arena)[self.side_w.value]
-        opponent = side.build_opponent(opp, self)
-        with self.busy("Starting the game…"):
-            env, schema = side.make_env(task, seed, opponent)
-            obs = env.reset(seed=seed)
-        self.arena, self.side = arena, side
-        self.env, self.obs, self.done, self.episode, self.rewards = env, obs, False, None, []
-        self.render_observation = getattr(_registry().get_arena(arena), "render_observation", None)
-        if self.form is None or self.form.schema is not schema:
-            self.form = ActionForm(schema, self.act, choices=side.choices)
-            self.form_box.children = [self.form.widget]
-        self._lockable = [self.new_w, *self.form.buttons.values(), self.form.send]
-        label = self.opp_w.label
-        self.show_info(f"New game: {task}, seed {seed}. You are the {side.name}; opponent: {label}.")
-        self.refresh()
+    @property
+    def transcript(self) -> Transcript: return self.env.transcript
 
-    def refresh(self):
-        "Redraw the board and enable the actions valid now."
-        tr = self.env.transcript
-        cur = obs_currency(self.obs, tr)
-        banner = outcome_text(self.episode, cur) if self.done else ""
-        rendered = ""
-        if self.render_observation is not None:
-            try: rendered = self.render_observation(self.obs)
-            except Exception: rendered = ""
-        brief = self.obs.get("brief", "") if self.side.brief and isinstance(self.obs.get("brief"), str) else ""
-        self.board.show(with_tells(tr.turns, self.side.tells_for), self.obs, self.side.right(self.obs), cur, banner, brief, rendered,
-                        obs_refs(self.side, self.obs), open_full=self.side.open_full)
-        valid = (self.side.valid or valid_actions)(self.obs, self.form.schema)
-        self.form.set_state(self.obs, valid, self.done)
+# %% ../nbs/70_ui.ipynb #a5e81dd1
+@patch
+@_safe
+def new_game(self: Play):
+    "Start a new episode with the chosen arena, task, side, opponent and seed."
+    arena, task, opp = self.arena_w.value, self.task_w.value, _opp_value(self.opp_w.value)
+    seed = _seed_of(self.seed_w.value)
+    if not task: raise ActionError("missing_field", "task", f"arena {arena!r} has no tasks")
+    side = sides(arena)[self.side_w.value]
+    opponent = side.build_opponent(opp, self)
+    with self.busy("Starting the game…"):
+        env, schema = side.make_env(task, seed, opponent)
+        obs = env.reset(seed=seed)
+    self.arena, self.side = arena, side
+    self.env, self.obs, self.done, self.episode, self.rewards, self.components = env, obs, False, None, [], []
+    self.render_observation = getattr(_registry().get_arena(arena), "render_observation", None)
+    if self.form is None or self.form.schema is not schema:
+        self.form = ActionForm(schema, lambda name: self.gate(self.act, name, key=self.form.key(name)), choices=side.choices)
+        self.form_box.children = [self.form.widget]
+    self._lockable = [self.new_w, *self.form.buttons.values(), self.form.send]
+    self.show_info(f"New game: {task}, seed {seed}. You are the {side.name}; opponent: {self.opp_w.label}.")
+    self.refresh()
 
-    @_safe
-    def act(self, name: str):
-        "Send action `name` with the values in the form; refuse bad input with a message."
-        if self.env is None: raise ActionError("invalid_now", None, "start a game first")
-        if self.done: raise ActionError("invalid_now", "action", "the episode is over; press “New game” to play again")
+@patch
+def refresh(self: Play):
+    "Redraw the board, and enable the actions valid now (saying why the others are off)."
+    tr = self.env.transcript
+    cur = obs_currency(self.obs, tr)
+    outcome = outcome_text(self.episode, cur) if self.done else ""
+    rendered = ""
+    if self.render_observation is not None:
+        try: rendered = self.render_observation(self.obs)
+        except Exception: rendered = ""
+    brief = self.obs.get("brief", "") if self.side.brief and isinstance(self.obs.get("brief"), str) else ""
+    reward = reward_html(self.rewards, self.components, self.side.utility_note if self.done else "")
+    self.board.show(with_tells(tr.turns, self.side.tells_for), self.obs, self.side.right(self.obs), cur, outcome, brief, rendered,
+                    obs_refs(self.side, self.obs), open_full=self.side.open_full, outcome=outcome, reward=reward,
+                    chat_currency=obs_currency({}, tr) or cur)
+    valid = (self.side.valid or valid_actions)(self.obs, self.form.schema)
+    self.form.set_state(self.obs, valid, self.done, self.side.why(self.obs) if self.side.why else None)
+
+# %% ../nbs/70_ui.ipynb #acd04cde
+@patch
+@_safe
+def act(self: Play, name: str):
+    "Send action `name` with the values in the form; refuse bad input with a message."
+    if self.env is None: raise ActionError("invalid_now", None, "start a game first")
+    if self.done: raise ActionError("invalid_now", "action", "the episode is over; press “New game” to play again")
+    try:
         a = self.form.read(name)
         with self.busy("The other side is thinking…"):
             r, err = safe_step(self.env, a)
         if err:
             self.refresh()
             raise ActionError(err.get("code", "invalid_now"), err.get("field"), err.get("message", "refused"))
-        self.obs, self.done = r.observation, r.done
-        self.rewards.append(r.reward)
-        if r.done: self.episode = r.info.get("episode")
-        self.form.clear("message")
-        self.show_info(f"Game over — {html.unescape(outcome_text(self.episode, obs_currency(self.obs)))}" if self.done else "")
-        self.refresh()
-
-    @property
-    def transcript(self) -> Transcript: return self.env.transcript
+    except ActionError:
+        self.form.refused(name); raise
+    self.form.refused(None)
+    self.obs, self.done = r.observation, r.done
+    self.rewards.append(r.reward); self.components.append(dict(r.info.get("reward_components") or {}))
+    if r.done: self.episode = r.info.get("episode")
+    self.form.clear("message")
+    self.show_info(f"Game over — {html.unescape(outcome_text(self.episode, obs_currency(self.obs, self.env.transcript)))}" if self.done else "")
+    self.refresh()
 
 # %% ../nbs/70_ui.ipynb #239cac5a
 class Watch(_View):
@@ -841,9 +1090,10 @@ class Watch(_View):
         self._init_plumbing()
         self.max_steps = max_steps
         self.env = self.obs = self.episode = self.policy = self.pe = None
-        self.done, self.steps, self.rewards = False, 0, []
-        self.arena_w = _dd("arena", "190px", options=_arena_names(), value=arena)
-        self.task_w, self.pol_w, self.opp_w = _dd("task", "260px"), _dd("agent", "230px"), _dd("opponent", "300px")
+        self.done, self.steps, self.rewards, self.components = False, 0, [], []
+        self.arena_w = _dd("arena", "190px", "bb-sel-arena", options=_arena_names(), value=arena)
+        self.task_w, self.pol_w = _dd("task", "260px", "bb-sel-task"), _dd("agent", "230px", "bb-sel-agent")
+        self.opp_w = _dd("opponent", "300px", "bb-sel-opponent")
         self.seed_w = W.Text(value=str(seed), description="seed", layout=W.Layout(width="120px"), style={"description_width": "36px"})
         self.others_w = W.Text(value=others, description="other labs", placeholder="blank: scripted labs; or e.g. naive, retaliator",
                                layout=W.Layout(width="460px"), style={"description_width": "70px"})
@@ -852,7 +1102,7 @@ class Watch(_View):
         self.step_w = W.Button(description="Step", icon="step-forward", button_style="primary")
         self.run_w = W.Button(description="Run to end", icon="fast-forward", button_style="primary")
         for b, c, f in ((self.reset_w, "bb-reset", self.reset), (self.step_w, "bb-step", self.step), (self.run_w, "bb-run", self.run)):
-            b.add_class(c); b.on_click(lambda _b, f=f: f())
+            b.add_class(c); self._on_click(b, f)
         self.arena_w.observe(lambda ch: self._fill_options(), names="value")
         self._fill_options(task, policy, opponent)
         self.board = Board()
@@ -887,126 +1137,180 @@ class Watch(_View):
         if bad: raise ActionError("unknown_action", "others", f"unknown market policy {bad[0]!r}; choose from {', '.join(known)}")
         return names
 
-    @_safe
-    def reset(self):
-        "Start the episode afresh with the chosen settings."
-        arena, task = self.arena_w.value, self.task_w.value
-        seed = _seed_of(self.seed_w.value)
-        side = next(iter(sides(arena).values()))
-        if not self.pol_w.value: raise ActionError("missing_field", "agent", f"arena {arena!r} has no policies yet")
-        lineup = self._lineup(arena)
-        pol = load_policy(arena, self.pol_w.value, self)
-        opponent = side.build_opponent(_opp_value(self.opp_w.value), self)
-        self.pe = self.pols = None
-        with self.busy("Starting…"):
-            if lineup:
-                from bazaarbatna.market.parallel import MarketParallelEnv
-                pe = MarketParallelEnv(task, seed, **({"judge": opponent} if opponent is not None else {}))
-                others = [lineup[i % len(lineup)] for i in range(len(pe.possible_agents) - 1)]
-                self.pols = {"L0": pol, **{a: load_policy(arena, n, self) for a, n in zip(pe.possible_agents[1:], others)}}
-                for q in self.pols.values(): q.reset(seed)
-                self.mobs, _ = pe.reset(seed)
-                self.pe, env, obs = pe, pe.env, self.mobs["L0"]
-                label = ", ".join(f"{n} ({a})" for a, n in zip(pe.possible_agents[1:], others))
-            else:
-                env, _ = side.make_env(task, seed, opponent)
-                obs = env.reset(seed=seed); pol.reset(seed)
-                label = self.opp_w.label
-        self.arena, self.side, self.env, self.obs, self.policy = arena, side, env, obs, pol
-        self.done, self.steps, self.episode, self.rewards = False, 0, None, []
-        self.show_info(f"{self.pol_w.value}{' (L0)' if self.pe else ''} vs {label} on {task}, seed {seed}.")
-        self.refresh()
-
-    def refresh(self):
-        "Redraw the board."
-        tr = self.env.transcript
-        cur = obs_currency(self.obs, tr)
-        banner = outcome_text(self.episode, cur) if self.done else ""
-        self.board.show(with_tells(tr.turns, self.side.tells_for), self.obs, self.side.right(self.obs), cur, banner, "", "",
-                        obs_refs(self.side, self.obs))
-        self.step_w.disabled = self.run_w.disabled = self.done
-
-    def _one(self):
-        if self.pe is not None:   # every lab a policy
-            acts = {a: self.pols[a].act(self.mobs[a]) for a in self.pe.agents}
-            self.mobs, rew, term, trunc, info = self.pe.step(acts)
-            self.obs = self.mobs.get("L0", self.obs)
-            self.steps += 1
-            self.rewards.append(rew.get("L0", 0.0))
-            self.done = not self.pe.agents or self.steps >= self.max_steps
-            if self.done: self.episode = info.get("L0", {}).get("episode", {"deal": False, "reason": "max_steps"})
-            return
-        r = self.env.step(self.policy.act(self.obs))
-        self.obs, self.done, self.steps = r.observation, r.done or self.steps + 1 >= self.max_steps, self.steps + 1
-        self.rewards.append(r.reward)
-        if self.done: self.episode = r.info.get("episode", {"deal": False, "reason": "max_steps"})
-
-    @_safe
-    def step(self):
-        "Play one move."
-        if self.env is None: raise ActionError("invalid_now", None, "press Reset first")
-        if self.done: raise ActionError("invalid_now", None, "the episode is over; press Reset")
-        with self.busy(f"{self.policy.name} is thinking…"): self._one()
-        if self.done: self.show_info(f"Episode over — {html.unescape(outcome_text(self.episode, obs_currency(self.obs)))}")
-        self.refresh()
-
-    @_safe
-    def run(self):
-        "Play to the end of the episode, redrawing after each move."
-        if self.env is None: raise ActionError("invalid_now", None, "press Reset first")
-        if self.done: raise ActionError("invalid_now", None, "the episode is over; press Reset")
-        with self.busy("Running to the end…", total=self.max_steps) as bar:
-            while not self.done:
-                self._one(); bar.value = self.steps
-                self.refresh()
-        self.show_info(f"Episode over — {html.unescape(outcome_text(self.episode, obs_currency(self.obs)))}")
-        self.refresh()
-
     @property
     def transcript(self) -> Transcript: return self.env.transcript
 
+# %% ../nbs/70_ui.ipynb #ceff8698
+@patch
+@_safe
+def reset(self: Watch):
+    "Start the episode afresh with the chosen settings."
+    arena, task = self.arena_w.value, self.task_w.value
+    seed = _seed_of(self.seed_w.value)
+    side = next(iter(sides(arena).values()))
+    if not self.pol_w.value: raise ActionError("missing_field", "agent", f"arena {arena!r} has no policies yet")
+    lineup = self._lineup(arena)
+    pol = load_policy(arena, self.pol_w.value, self)
+    opponent = side.build_opponent(_opp_value(self.opp_w.value), self)
+    self.pe = self.pols = None
+    with self.busy("Starting…"):
+        if lineup:
+            from bazaarbatna.market.parallel import MarketParallelEnv
+            pe = MarketParallelEnv(task, seed, **({"judge": opponent} if opponent is not None else {}))
+            others = [lineup[i % len(lineup)] for i in range(len(pe.possible_agents) - 1)]
+            self.pols = {"L0": pol, **{a: load_policy(arena, n, self) for a, n in zip(pe.possible_agents[1:], others)}}
+            for q in self.pols.values(): q.reset(seed)
+            self.mobs, _ = pe.reset(seed)
+            self.pe, env, obs = pe, pe.env, self.mobs["L0"]
+            label = ", ".join(f"{n} ({a})" for a, n in zip(pe.possible_agents[1:], others))
+        else:
+            env, _ = side.make_env(task, seed, opponent)
+            obs = env.reset(seed=seed); pol.reset(seed)
+            label = self.opp_w.label
+    self.arena, self.side, self.env, self.obs, self.policy = arena, side, env, obs, pol
+    self.done, self.steps, self.episode, self.rewards, self.components = False, 0, None, [], []
+    self.show_info(f"{self.pol_w.value}{' (L0)' if self.pe else ''} vs {label} on {task}, seed {seed}.")
+    self.refresh()
+
+@patch
+def refresh(self: Watch):
+    "Redraw the board."
+    tr = self.env.transcript
+    cur = obs_currency(self.obs, tr)
+    outcome = outcome_text(self.episode, cur) if self.done else ""
+    reward = reward_html(self.rewards, self.components)
+    self.board.show(with_tells(tr.turns, self.side.tells_for), self.obs, self.side.right(self.obs), cur, outcome, "", "",
+                    obs_refs(self.side, self.obs), outcome=outcome, reward=reward, chat_currency=obs_currency({}, tr) or cur)
+    self.step_w.disabled = self.run_w.disabled = self.done
+
+# %% ../nbs/70_ui.ipynb #0dc23044
+@patch
+def _one(self: Watch):
+    if self.pe is not None:   # every lab a policy
+        acts = {a: self.pols[a].act(self.mobs[a]) for a in self.pe.agents}
+        self.mobs, rew, term, trunc, info = self.pe.step(acts)
+        self.obs = self.mobs.get("L0", self.obs)
+        self.steps += 1
+        self.rewards.append(rew.get("L0", 0.0)); self.components.append(dict(info.get("L0", {}).get("reward_components") or {}))
+        self.done = not self.pe.agents or self.steps >= self.max_steps
+        if self.done: self.episode = info.get("L0", {}).get("episode", {"deal": False, "reason": "max_steps"})
+        return
+    r = self.env.step(self.policy.act(self.obs))
+    self.obs, self.done, self.steps = r.observation, r.done or self.steps + 1 >= self.max_steps, self.steps + 1
+    self.rewards.append(r.reward); self.components.append(dict(r.info.get("reward_components") or {}))
+    if self.done: self.episode = r.info.get("episode", {"deal": False, "reason": "max_steps"})
+
+@patch
+@_safe
+def step(self: Watch):
+    "Play one move."
+    if self.env is None: raise ActionError("invalid_now", None, "press Reset first")
+    if self.done: raise ActionError("invalid_now", None, "the episode is over; press Reset")
+    with self.busy(f"{self.policy.name} is thinking…"): self._one()
+    if self.done: self.show_info(f"Episode over — {html.unescape(outcome_text(self.episode, obs_currency(self.obs, self.env.transcript)))}")
+    self.refresh()
+
+@patch
+@_safe
+def run(self: Watch):
+    "Play to the end of the episode, redrawing after each move."
+    if self.env is None: raise ActionError("invalid_now", None, "press Reset first")
+    if self.done: raise ActionError("invalid_now", None, "the episode is over; press Reset")
+    with self.busy("Running to the end…", total=self.max_steps) as bar:
+        while not self.done:
+            self._one(); bar.value = self.steps
+            self.refresh()
+    self.show_info(f"Episode over — {html.unescape(outcome_text(self.episode, obs_currency(self.obs, self.env.transcript)))}")
+    self.refresh()
+
 # %% ../nbs/70_ui.ipynb #be1795cc
-def load_transcript(src) -> Transcript:
-    "A `Transcript` from a path, JSON text, a transcript dict, or a record holding one (`record['transcript']`)."
-    if isinstance(src, Transcript): return src
+def read_json(src) -> tuple:
+    "The JSON value in `src` (a path, JSON or JSON-lines text, bytes, or a value already parsed) and the folder a path came from."
     base = None
     if isinstance(src, Path) or (isinstance(src, str) and not src.lstrip().startswith(("{", "["))):
         p = Path(src).expanduser()
-        if not p.exists(): raise ActionError("out_of_range", "path", f"no such file: {p}")
-        base, src = p.parent, p.read_text(encoding="utf-8")
-    if isinstance(src, (bytes, bytearray)): src = src.decode("utf-8")
-    if isinstance(src, str):
-        try: src = json.loads(src)
-        except json.JSONDecodeError:
-            lines = [l for l in src.splitlines() if l.strip()]
-            try: src = json.loads(lines[0]) if lines else None
-            except json.JSONDecodeError: raise ActionError("not_json", None, "the file is not JSON (expected a transcript written by eval or training)")
-    if isinstance(src, list) and src: src = src[0]
-    if isinstance(src, dict) and "turns" not in src and "transcript" in src:
-        t = src["transcript"]
-        if isinstance(t, str) and base is not None:
-            for b in (base, base.parent):
-                if (b / t).exists(): return load_transcript(b / t)
-        if isinstance(t, (dict, str)): return load_transcript(t)
-    if not isinstance(src, dict) or not isinstance(src.get("turns"), list):
+        if not p.is_file(): raise ActionError("out_of_range", "path", f"no such file: {p}")
+        base, src = p.parent, p.read_bytes()
+    if isinstance(src, (bytes, bytearray, memoryview)): src = bytes(src).decode("utf-8", errors="replace")
+    if not isinstance(src, str): return src, base
+    try: return json.loads(src), base
+    except json.JSONDecodeError: pass
+    try: return [json.loads(l) for l in src.splitlines() if l.strip()], base   # JSON lines: a results.jsonl
+    except json.JSONDecodeError:
+        raise ActionError("not_json", None, "the file is not JSON (expected a transcript or the records written by eval or training)")
+
+def is_record(v) -> bool:
+    "Is `v` an evaluation record (a line of `results.jsonl`) rather than a transcript?"
+    return isinstance(v, dict) and "turns" not in v and ("transcript" in v or {"seed", "policy"} <= set(v))
+
+def record_label(rec: dict, i: int = 0) -> str:
+    "A record as one line for a menu: task, policy, seed, reward."
+    bits = [f"{i + 1}.", *(str(rec[k]) for k in ("task", "policy") if rec.get(k) is not None)]
+    if rec.get("seed") is not None: bits.append(f"seed {rec['seed']}")
+    if isinstance(rec.get("reward"), (int, float)): bits.append(f"reward {rec['reward']:+.3f}")
+    if not rec.get("transcript"): bits.append("(played again)")
+    return " · ".join(bits)
+
+def replay_record(rec: dict) -> Transcript:
+    "A scripted policy's recorded episode, played again from its arena, task, seed and policy; `meta['replayed']` says how it compares."
+    reg, pol = _registry(), rec.get("policy")
+    arena = rec.get("arena")
+    if arena not in reg.ARENAS or not isinstance(pol, str) or pol not in reg.get_arena(arena).POLICIES:
+        raise ActionError("missing_field", "transcript", f"this record kept no transcript, and its policy {pol!r} is not a scripted "
+                          "policy that can be played again: evaluate with --transcripts all to keep every transcript")
+    from bazaarbatna.evaluate import run_episode
+    again, tr = run_episode(reg.make_env(arena, rec.get("task"), seed=rec["seed"]), reg.make_policy(arena, pol), rec["seed"],
+                            arena=arena, task=rec.get("task"), policy_name=pol)
+    same = again.get("opponent_version") == rec.get("opponent_version") and abs(again["reward"] - rec.get("reward", again["reward"])) < 1e-6
+    tr.meta["replayed"] = "the same episode" if same else (f"not the recorded episode: reward {again['reward']:+.3f} now, "
+                                                            f"{rec.get('reward', float('nan')):+.3f} recorded (the package or the opponent changed)")
+    return tr
+
+def record_transcript(rec: dict, base: Path | None = None) -> Transcript:
+    "A record's transcript: the one it holds, its file next to the records (`base`), or, for a scripted policy, its episode played again."
+    t = rec.get("transcript")
+    if isinstance(t, dict) or (isinstance(t, str) and t.lstrip().startswith("{")): return load_transcript(t)
+    if isinstance(t, str) and t:
+        for b in ([base, base.parent] if base is not None else []):   # `transcripts/...` beside results.jsonl (or one folder up)
+            if (b / t).is_file(): return load_transcript(b / t)
+        pol, reg = rec.get("policy"), _registry()
+        if rec.get("arena") not in reg.ARENAS or pol not in reg.get_arena(rec["arena"]).POLICIES:
+            raise ActionError("out_of_range", "transcript", f"the record's transcript {t} is not here: load the results.jsonl "
+                              "by its path, beside its transcripts folder")
+    return replay_record(rec)
+
+def load_transcript(src) -> Transcript:
+    "A `Transcript` from a path, JSON text, a transcript dict, or a record holding one; of several records (a `results.jsonl`), the first."
+    if isinstance(src, Transcript): return src
+    v, base = read_json(src)
+    if isinstance(v, list):
+        if not v: raise ActionError("not_object", None, "the file holds no records")
+        v = v[0]
+    if is_record(v): return record_transcript(v, base)
+    if not isinstance(v, dict) or not isinstance(v.get("turns"), list):
         raise ActionError("not_object", None, "this JSON holds no transcript (no 'turns' list)")
-    try: return Transcript.from_dict(src)
+    try: return Transcript.from_dict(v)
     except TypeError as e: raise ActionError("wrong_type", "turns", f"a turn has unexpected fields: {e}")
 
+# %% ../nbs/70_ui.ipynb #8d115601
 class Replay(_View):
-    "Step through a saved transcript."
-    def __init__(self, src=None,              # a path, JSON text, Transcript or record (optional)
+    "Step through a saved transcript, or any record of a `results.jsonl`."
+    def __init__(self, src=None,              # a path, JSON text, Transcript or record(s) (optional)
                  right=("buyer", "agent", "you"),  # speakers drawn on the right
                 ):
         self._init_plumbing()
-        self.right, self.tr = tuple(right), None
-        self.path_w = W.Text(placeholder="path to a transcript .json", description="file", layout=W.Layout(width="420px"),
-                             style={"description_width": "36px"})
+        self.right, self.tr, self.rec, self.records, self.base = tuple(right), None, None, [], None
+        self.path_w = W.Text(placeholder="path to a transcript .json or a results.jsonl", description="file",
+                             layout=W.Layout(width="460px"), style={"description_width": "36px"})
         self.path_w.add_class("bb-in-path")
+        self.path_w.on_msg(lambda _w, c, _b: isinstance(c, dict) and c.get("event") == "submit" and self.gate(self.load, self.path_w.value))
         self.load_w = W.Button(description="Load", icon="folder-open", button_style="primary"); self.load_w.add_class("bb-load")
         self.upload_w = W.FileUpload(accept=".json,.jsonl", multiple=False, description="Upload")
         self.upload_w.observe(lambda ch: self._uploaded(), names="value")
-        self.load_w.on_click(lambda _b: self.load(self.path_w.value))
+        self._on_click(self.load_w, lambda: self.load(self.path_w.value))
+        self.rec_w = W.Dropdown(description="record", layout=W.Layout(width="560px", display="none"), style={"description_width": "50px"})
+        self.rec_w.add_class("bb-sel-record")
+        self.rec_w.observe(lambda ch: self._pick(), names="value")
         self.slider = W.IntSlider(min=0, max=0, value=0, description="turn", continuous_update=True, layout=W.Layout(width="420px"))
         self.slider.observe(lambda ch: self.refresh(), names="value")
         self.nav = {}
@@ -1016,24 +1320,11 @@ class Replay(_View):
         self.meta = W.HTML("")
         self.board = Board()
         self.widget = W.VBox([W.HTML(CSS), W.HTML('<div class="bb-title">BazaarBATNA · Replay</div>'),
-                              W.HBox([self.path_w, self.load_w, self.upload_w]), self.notice,
+                              W.HBox([self.path_w, self.load_w, self.upload_w]), self.rec_w, self.notice,
                               W.HBox([*self.nav.values(), self.slider]), self.meta, self.board.widget])
         self.widget.add_class("bb-app"); self.widget.add_class("bb-replay")
         if src is not None: self.load(src)
-        else: self.board.show([], {}, empty="Load a transcript to replay it.")
-
-    @_safe
-    def load(self, src):
-        "Load a transcript (path, JSON text, dict, record or `Transcript`) and show its first turn."
-        if isinstance(src, str) and not src.strip(): raise ActionError("missing_field", "path", "enter the path of a transcript file")
-        tr = load_transcript(src)
-        self.tr = tr
-        self.slider.max = len(tr.turns); self.slider.value = min(1, len(tr.turns))
-        m = tr.meta
-        self.meta.value = '<div class="bb-meta">' + " · ".join(f"{esc(k)}: <b>{esc(m[k])}</b>" for k in
-                          ("arena", "task", "seed", "policy", "opponent_version") if k in m) + f" · {len(tr.turns)} turns</div>"
-        self.show_info(f"Loaded a transcript with {len(tr.turns)} turns.")
-        self.refresh()
+        else: self.board.show([], {}, empty="Load a transcript, or the results.jsonl of an evaluation, to replay it.")
 
     def _uploaded(self):
         v = self.upload_w.value
@@ -1041,24 +1332,78 @@ class Replay(_View):
         f = v[0] if isinstance(v, (list, tuple)) else next(iter(v.values()))
         self.load(bytes(f["content"]))
 
-    def go(self, where: str):
-        "Move to the `first`, `prev`, `next` or `last` turn."
-        if self.tr is None: return self.show_error("load a transcript first")
-        n, k = len(self.tr.turns), self.slider.value
-        self.slider.value = {"first": min(1, n), "prev": max(0, k - 1), "next": min(n, k + 1), "last": n}[where]
+# %% ../nbs/70_ui.ipynb #b2dee7ca
+@patch
+@_safe
+def load(self: Replay, src):
+    "Load a transcript, or records (path, JSON text, dict, list or `Transcript`), and show the first turn of the first."
+    if isinstance(src, str) and not src.strip(): raise ActionError("missing_field", "path", "enter the path of a transcript or a results.jsonl")
+    v, base = (src, None) if isinstance(src, (Transcript, dict, list)) else read_json(src)
+    if isinstance(v, list) or is_record(v):
+        recs = [r for r in (v if isinstance(v, list) else [v]) if isinstance(r, dict)]
+        if not recs: raise ActionError("not_object", None, "the file holds no records")
+        tr = load_transcript(recs[0]) if not is_record(recs[0]) else record_transcript(recs[0], base)
+        self.records, self.base = recs, base
+        self._picking = True
+        try:
+            self.rec_w.options = [(record_label(r, i), i) for i, r in enumerate(recs)]; self.rec_w.value = 0
+        finally: self._picking = False
+        self.rec_w.layout.display = None if len(recs) > 1 else "none"
+        self._show(tr, recs[0] if is_record(recs[0]) else None)
+    else:
+        self.records, self.base = [], None
+        self.rec_w.layout.display = "none"
+        self._show(load_transcript(v), None)
 
-    def refresh(self):
-        "Redraw the board up to the slider's turn."
-        if self.tr is None: return
-        k, n, m = self.slider.value, len(self.tr.turns), self.tr.meta
-        right = self.right
-        if m.get("arena") == "market" and m.get("labs"): right = (m["labs"][0], "L0")
-        elif m.get("role") == "seller": right = ("seller",)
-        turns = with_tells(self.tr.turns[:k], ("seller",) if m.get("arena") == "bazaar" else ())
-        cur = obs_currency({}, self.tr)
-        out = self.tr.meta.get("outcome")
-        banner = (esc(out) if isinstance(out, str) else outcome_text(out, cur)) if k == n and out else ("End of transcript" if k == n and n else "")
-        self.board.show(turns, {"turn": f"{k} of {n}"}, right, cur, banner)
+@patch
+@_safe
+def _pick(self: Replay):
+    "Show the record chosen in the menu."
+    if getattr(self, "_picking", False) or not self.records or self.rec_w.value is None: return
+    rec = self.records[self.rec_w.value]
+    self._show(record_transcript(rec, self.base) if is_record(rec) else load_transcript(rec), rec if is_record(rec) else None)
+
+@patch
+def _show(self: Replay, tr: Transcript, rec: dict | None):
+    self.tr, self.rec = tr, rec
+    self.slider.max = len(tr.turns); self.slider.value = min(1, len(tr.turns))
+    m = tr.meta
+    self.meta.value = '<div class="bb-meta">' + " · ".join(f"{esc(k)}: <b>{esc(m[k])}</b>" for k in
+                      ("arena", "task", "seed", "policy", "opponent_version") if k in m) + f" · {len(tr.turns)} turns</div>"
+    what = f"record {self.records.index(rec) + 1} of {len(self.records)}" if rec is not None and self.records else "a transcript"
+    again = f" This record kept no transcript: its episode was played again ({m['replayed']})." if m.get("replayed") else ""
+    self.show_info(f"Loaded {what} with {len(tr.turns)} turns.{again}")
+    self.refresh()
+
+@patch
+def go(self: Replay, where: str):
+    "Move to the `first`, `prev`, `next` or `last` turn."
+    if self.tr is None: return self.show_error("load a transcript first")
+    n, k = len(self.tr.turns), self.slider.value
+    self.slider.value = {"first": min(1, n), "prev": max(0, k - 1), "next": min(n, k + 1), "last": n}[where]
+
+@patch
+def refresh(self: Replay):
+    "Redraw the board up to the slider's turn, with the record's reward, utility and budget beside it."
+    if self.tr is None: return
+    k, n, m = self.slider.value, len(self.tr.turns), self.tr.meta
+    rec = self.rec or {}
+    extras = rec.get("extras") if isinstance(rec.get("extras"), dict) else {}
+    right = self.right
+    if m.get("arena") == "market" and m.get("labs"): right = (m["labs"][0], "L0")
+    elif m.get("role") == "seller": right = ("seller",)
+    turns = with_tells(self.tr.turns[:k], ("seller",) if m.get("arena") == "bazaar" else ())
+    cur = obs_currency({}, self.tr) or CURRENCY_SIGNS.get(extras.get("currency"), "")
+    out = m.get("outcome")
+    banner = (esc(reason_text(out)) if isinstance(out, str) else outcome_text(out, cur)) if k == n and out else ("End of transcript" if k == n and n else "")
+    facts = {"turn": f"{k} of {n}"}
+    if rec:
+        facts.update({"policy": rec.get("policy"), "reward": f"{rec['reward']:+.3f}" if isinstance(rec.get("reward"), (int, float)) else None,
+                      "utility": f"{rec['utility']:.2f}" if isinstance(rec.get("utility"), (int, float)) else None,
+                      "deal": rec.get("deal"), "ended": reason_text(rec["reason"]) if rec.get("reason") else None})
+    budget = extras.get("budget", m.get("budget"))
+    if isinstance(budget, (int, float)): facts["budget"] = budget
+    self.board.show(turns, {k: v for k, v in facts.items() if v is not None}, right, cur, banner)
 
 # %% ../nbs/70_ui.ipynb #3f3c0169
 class App:
@@ -1072,3 +1417,33 @@ class App:
     def _ipython_display_(self):
         from IPython.display import display
         display(self.widget)
+
+# %% ../nbs/70_ui.ipynb #6fb6dbeb
+APP_INTRO = ("# BazaarBATNA\n\n"
+             "**Play** a negotiation (as the buyer or the seller in the bazaar, or as a lab in the GPU market), "
+             "**Watch** policies play each other, or **Replay** a saved transcript or the records of an evaluation.")
+
+def app_notebook(path,                      # where to write the notebook
+                 arena: str = "bazaar", task: str | None = None, seed: int = 0,
+                ) -> Path:
+    "Write the notebook that shows `App` (what `serve_app` serves): a title and a line of help, then the app."
+    code = f"from bazaarbatna.ui import App\nApp(arena={arena!r}, task={task!r}, seed={int(seed)}).widget"
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": APP_INTRO},
+                    {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": code}],
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    path = Path(path); path.write_text(json.dumps(nb, indent=1))
+    return path
+
+def serve_app(port: int = 8866, arena: str = "bazaar", task: str | None = None, seed: int = 0,
+              open_browser: bool = True, ip: str = "127.0.0.1",   # 0.0.0.0 to accept outside connections
+             ) -> None:
+    "Serve `App` as a web page with Voilà until interrupted (what `bazaarbatna ui` runs)."
+    import voila   # the ui extra: fail here, with the module's name, before anything starts
+    with tempfile.TemporaryDirectory() as d:
+        nb = app_notebook(Path(d) / "bazaarbatna.ipynb", arena, task, seed)
+        cmd = [sys.executable, "-m", "voila", str(nb), f"--port={port}", f"--Voila.ip={ip}", "--Voila.port_retries=0",
+               f"--Voila.root_dir={d}", "--theme=light"] + ([] if open_browser else ["--no-browser"])
+        print(f"BazaarBATNA UI on http://{ip}:{port}/ (Ctrl-C stops it)", file=sys.stderr, flush=True)
+        try: subprocess.run(cmd, cwd=d, check=False)
+        except KeyboardInterrupt: pass

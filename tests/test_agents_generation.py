@@ -1,6 +1,7 @@
 "Generation hygiene: the generation context restores the training state; end-of-turn ids are complete per tokenizer family."
 import pytest
-from bazaarbatna.models import end_of_turn_ids, template_end_of_turn, END_OF_TURN_TOKENS, generation_mode, chat_generate
+from bazaarbatna.models import (end_of_turn_ids, template_end_of_turn, END_OF_TURN_TOKENS, generation_mode, chat_generate,
+                                is_checkpointing, set_checkpointing)
 from bazaarbatna.train.checkpoints import tiny_tokenizer, tiny_model_and_tokenizer
 
 LLAMA3 = ("{% for m in messages %}<|start_header_id|>{{ m['role'] }}<|end_header_id|>\n\n{{ m['content'] }}<|eot_id|>{% endfor %}"
@@ -62,19 +63,19 @@ def test_end_of_turn_ids_without_usable_template(template):
 
 def test_generation_mode_restores_training_state():
     model, tok = tiny_model_and_tokenizer()
-    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    set_checkpointing(model, True)
     model.config.use_cache = False
     model.train()
     with generation_mode(model):
-        assert not model.training and model.config.use_cache and not model.is_gradient_checkpointing
-    assert model.training and model.is_gradient_checkpointing and model.config.use_cache is False
+        assert not model.training and model.config.use_cache and not is_checkpointing(model)
+    assert model.training and is_checkpointing(model) and model.config.use_cache is False
     # and chat_generate (which uses it) leaves the model as it found it, even with a batch
     out = chat_generate(model, tok, [[{"role": "user", "content": "Seller asks 60."}]] * 3, max_new_tokens=5, temperature=0, seed=0)
-    assert len(out) == 3 and model.training and model.is_gradient_checkpointing and model.config.use_cache is False
+    assert len(out) == 3 and model.training and is_checkpointing(model) and model.config.use_cache is False
 
 def test_generation_mode_restores_after_error():
     model, _ = tiny_model_and_tokenizer()
-    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False}); model.train()
+    set_checkpointing(model, True); model.train()
     with pytest.raises(RuntimeError):
         with generation_mode(model): raise RuntimeError("boom")
-    assert model.training and model.is_gradient_checkpointing
+    assert model.training and is_checkpointing(model)

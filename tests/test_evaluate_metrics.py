@@ -57,6 +57,15 @@ def test_bootstrap_ci_covers_the_true_mean(dist):
         hits += lo <= mu <= hi
     assert hits / trials >= 0.90, f"coverage {hits / trials:.3f}"
 
+def test_the_same_records_in_any_order_give_the_same_intervals():
+    "`eval` summarizes records in the order they finished, `report` in file order: both must print the same CIs."
+    rng = np.random.default_rng(7)
+    rs = [rec(p, s, float(rng.normal(.3, .4)), n_actions=int(rng.integers(3, 9)), n_invalid=int(rng.integers(0, 3)))
+          for p in ("a", "b") for s in range(30)]
+    shuffled = [rs[i] for i in rng.permutation(len(rs))]
+    assert summarize(shuffled) == summarize(rs)
+    assert paired_difference(shuffled, "a", "b") == paired_difference(rs, "a", "b")
+
 def test_weighted_bootstrap_equals_pooled_rate_on_full_sample():
     x, w = np.array([0.5, 0.0, 0.25]), np.array([4, 6, 4])
     lo, hi = bootstrap_ci(x, w)

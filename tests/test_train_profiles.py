@@ -41,3 +41,17 @@ def test_overrides_and_errors():
     assert get_profile("l4", lora_r=64).lora_r == 64
     with pytest.raises(ValueError, match="unknown profile"): get_profile("tpu-v5")
     with pytest.raises(ValueError, match="unknown profile setting"): get_profile("cpu", rank=3)
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_trainer_configs_print_no_deprecation_warning(name, tmp_path):
+    "The configs the SFT, GRPO and DPO stages build from a profile: none of our settings may go through a deprecated name."
+    trl = pytest.importorskip("trl")
+    import warnings
+    kw = {**trainer_kwargs(PROFILES[name]), "fp16": False, "bf16": False, "use_cpu": True}   # a GPU profile's settings, built on this CPU
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trl.SFTConfig(output_dir=str(tmp_path), **kw)
+        trl.GRPOConfig(output_dir=str(tmp_path), num_generations=2, **kw)
+        trl.DPOConfig(output_dir=str(tmp_path), **kw)
+    deprecated = [f"{w.category.__name__}: {w.message}" for w in caught if issubclass(w.category, (DeprecationWarning, FutureWarning))]
+    assert deprecated == []

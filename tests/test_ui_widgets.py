@@ -55,7 +55,7 @@ def test_tells_are_highlighted_with_signal_and_score():
     assert f'{x["signal"]} {x["score"]:.2f}' in p.board.chat.value and "⚑" in p.board.chat.value
 
 @pytest.mark.parametrize("price,expect", [("", "please enter the price"), ("abc", "must be a number"), ("12abc", "must be a number"),
-                                          ("nan", "finite"), ("-5", ">= 0.01"), ("0", ">= 0.01"), ("99999999", "above your budget")])
+                                          ("nan", "finite"), ("-5", "at least 0.01"), ("0", "at least 0.01"), ("99999999", "above your budget")])
 def test_bad_price_is_refused_and_changes_nothing(price, expect):
     p = ui.Play("bazaar", task="single_deal", seed=1)
     before = state(p)
@@ -124,8 +124,9 @@ def test_play_market_form_offers_only_valid_actions():
     p = ui.Play("market", task="single_trade", seed=0)
     f = p.form
     assert p.error_text == "" and not f.buttons_mode
-    opts = list(f.menu.options)
+    opts = [v for _, v in f.menu.options]
     assert "wait" in opts and "accept_offer" not in opts      # nothing in the inbox yet
+    assert ("Reserve capacity", "reserve_capacity") in f.menu.options   # shown in words
     f.menu.value = "reserve_capacity"
     blocks = [b for b in p.obs["blocks"] if b["owner"] == "exchange"]
     assert isinstance(f.inputs["block"], ui.W.Dropdown) and [v for _, v in f.inputs["block"].options if v] == [b["id"] for b in blocks]
@@ -175,7 +176,7 @@ def toy_arena():
 def test_watch_a_bad_policy_is_part_of_the_game(toy_arena):
     w = ui.Watch(toy_arena, policy="junk")
     w.step_w.click()
-    assert "refused: not_json" in w.board.chat.value and w.error_text == ""
+    assert "refused: no JSON object found" in w.board.chat.value and w.error_text == ""
 
 def test_replay_steps_through_a_saved_transcript(tmp_path):
     w = ui.Watch("bazaar", task="single_deal", seed=4); w.run_w.click()
@@ -239,3 +240,93 @@ def test_replay_from_an_uploaded_file():
     assert r.error_text == "" and r.slider.max == len(w.transcript.turns)
     r.upload_w.value = ({"name": "x.json", "type": "application/json", "size": 3, "content": memoryview(b"{x}"), "last_modified": datetime.datetime(2026, 1, 1)},)
     assert "not JSON" in r.error_text and r.slider.max == len(w.transcript.turns)   # the loaded transcript stays
+
+# ---- what a new user trips on (issue 33) ----------------------------------------------------------------
+def colour_of(html_text, css_class):
+    "The border colour of the first bubble with `css_class`."
+    import re
+    m = re.search(rf'class="bb-bubble {css_class}" style="border-color:(#[0-9a-f]{{6}})', html_text)
+    return m and m.group(1)
+
+def stroke_of(svg, speaker):
+    import re
+    m = re.search(rf'data-speaker="{speaker}" points="[^"]*" fill="none" stroke="(#[0-9a-f]{{6}})"', svg)
+    return m and m.group(1)
+
+def test_the_multi_buyer_replay_gives_every_party_its_own_colour(tmp_path):
+    from bazaarbatna.bazaar.arena import arena_report
+    rep = arena_report(["expert", "boulware", "split_difference"], [100_000], task="marketplace_arena", out_dir=tmp_path)
+    r = ui.Replay(str(tmp_path / "transcript.json")); r.nav["last"].click()
+    speakers = {t.speaker for t in r.tr.turns if t.price is not None and t.speaker != "system"}
+    assert {"seller", "buyer_0", "buyer_1"} <= speakers, speakers
+    colours = {s: colour_of(r.board.chat.value, f"bb-{s}") for s in speakers}
+    assert len(set(colours.values())) == len(speakers), colours                 # buyer_0 is not the seller's orange
+    assert all(stroke_of(r.board.plot.value, s) == c for s, c in colours.items())   # the same colour on the plot
+
+def test_codes_and_raw_numbers_do_not_reach_the_user():
+    s = ui.Play("bazaar", side="seller", task="single_deal", seed=0)
+    offer(s, "2e12", action="counter")                                          # past the schema's bound
+    assert "at most 1,000,000,000,000" in s.error_text and "e+" not in s.error_text, s.error_text
+    s.form.buttons["accept"].click()
+    assert s.done and "deal_seller_accepted" not in s.board.text and "the seller accepted the offer" in s.board.chat.value
+    assert "1 round ·" in s.board.chat.value and "1 rounds" not in s.board.text
+    b = ui.Play("bazaar", task="single_deal", seed=0)
+    offer(b, "1e11")
+    assert "above your budget $37" in b.error_text and "e+" not in b.error_text and "$100,000,000,000" in b.error_text, b.error_text
+    m = ui.Play("market", task="single_trade", seed=0)
+    m.form.menu.value = "send_offer"
+    assert "`" not in m.form.doc.value and "offer to buy block" in m.form.doc.value
+    assert all("_" not in label for label, _ in m.form.menu.options)           # actions in words
+
+def test_money_has_its_currency_in_the_panel_and_in_a_replay(tmp_path):
+    p = ui.Play("bazaar", task="single_deal", seed=0)                           # a USD listing
+    facts = dict(ui.obs_facts(p.obs, currency="$"))
+    assert facts["budget"] == "$37" and "<td>$37</td>" in p.board.status.value
+    w = ui.Watch("bazaar", task="single_deal", policy="expert", seed=100_000); w.run_w.click()   # an INR listing
+    assert w.transcript.meta["currency"] == "INR"
+    f = tmp_path / "t.json"; f.write_text(w.transcript.to_json())
+    r = ui.Replay(str(f)); r.nav["last"].click()
+    assert r.board.chat.value.count("₹") >= 2 and "bb-price\">₹" in r.board.chat.value
+
+def test_the_market_view_folds_waits_lists_jobs_and_sends_after_the_fields():
+    pytest.importorskip("bazaarbatna.market.parallel")
+    w = ui.Watch("market", task="market_round", policy="expert", seed=0, others="naive, retaliator")
+    w.run_w.click()
+    waits = sum(t.action == "wait" for t in w.transcript.turns)
+    assert waits >= 3 and w.board.fold_w.layout.display is None and w.board.fold_w.value
+    folded = w.board.chat.value.count("bb-bubble ")
+    w.board.fold_w.value = False
+    assert w.board.chat.value.count("bb-bubble ") >= folded + waits - w.board.chat.value.count("bb-folded")
+    p = ui.Play("market", task="single_trade", seed=0)
+    assert "Your jobs" in p.board.status.value and "due R4" in p.board.status.value
+    assert p.form.fields_box.children[-1] is p.form.send                           # Send after the fields it sends
+    assert "<details>" in p.board.status.value                                     # the raw text folded away
+
+def test_a_losing_lab_does_not_read_deal():
+    p = ui.Play("market", task="single_trade", seed=0)
+    for _ in range(6):
+        if "accept_offer" in [v for _, v in p.form.menu.options]: break
+        p.form.menu.value = "wait"; p.form.send.click()
+    p.form.menu.value = "accept_offer"; p.form.send.click()
+    p.form.menu.value = "finish"; p.form.send.click()
+    assert p.done and p.episode["deal"] and p.episode["utility"] < 0
+    banner = p.board.chat.value.split('class="bb-banner">')[1]
+    assert "Deal" not in banner and banner.startswith("1 trade") and "utility -" in banner
+
+def test_replay_offers_every_record_and_plays_again_those_without_a_transcript(tmp_path):
+    from bazaarbatna.evaluate import run_tournament
+    run_tournament("bazaar", ["single_deal"], ["expert", "boulware"], [100_000, 100_001, 100_002], tmp_path, workers=1,
+                   progress=False, transcripts=1)
+    recs = [json.loads(l) for l in (tmp_path / "results.jsonl").read_text().splitlines()]
+    r = ui.Replay(str(tmp_path / "results.jsonl"))
+    assert r.error_text == "" and len(r.rec_w.options) == len(recs) == 6 and r.rec_w.layout.display is None
+    for i, rec in enumerate(recs):
+        r.rec_w.value = i
+        assert r.error_text == "" and r.tr.meta["seed"] == rec["seed"] and r.tr.meta["policy"] == rec["policy"]
+        status = r.board.status.value
+        assert f"{rec['reward']:+.3f}" in status and "budget" in status and any(c in status for c in "₹$")
+        if rec["transcript"] is None: assert "played again (the same episode)" in r.notice.value
+    llm = {**recs[-1], "policy": "llm:runs/x/grpo/final", "transcript": None}
+    (tmp_path / "llm.jsonl").write_text(json.dumps(recs[0]) + "\n" + json.dumps(llm) + "\n")
+    r.load(str(tmp_path / "llm.jsonl")); r.rec_w.value = 1
+    assert "evaluate with --transcripts all" in r.error_text and r.tr.meta["seed"] == recs[0]["seed"]   # the shown one stays

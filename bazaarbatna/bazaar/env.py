@@ -246,7 +246,7 @@ class BazaarEnv:
         s.deals = task.n_deals
         draw_deal(task, self.rng, s)
         self.transcript = Transcript({"arena": "bazaar", "task": task.name, "seed": self._seed,
-                                      "opponent_version": self.opponent_version, "listing": s.listing_id})
+                                      "opponent_version": self.opponent_version, "listing": s.listing_id, "currency": s.currency})
         self._open()
         return self._obs()
 
@@ -321,11 +321,11 @@ class BazaarEnv:
         a = _fast_parse(action) or ACTION_SCHEMA.parse(action)
         if a["action"] == "offer":
             p = a["price"]
-            if p > s.budget: raise ActionError("out_of_range", "price", f"price {p:g} is above your budget {s.budget:g}")
+            if p > s.budget: raise ActionError("out_of_range", "price", f"price {format_price(p, s.currency)} is above your budget {format_price(s.budget, s.currency)}")
             if s.buyer_offers and p < s.buyer_offers[-1]:
-                raise ActionError("invalid_now", "price", f"price {p:g} is below your previous offer {s.buyer_offers[-1]:g}; offers may only rise")
+                raise ActionError("invalid_now", "price", f"price {format_price(p, s.currency)} is below your previous offer {format_price(s.buyer_offers[-1], s.currency)}; offers may only rise")
         elif a["action"] == "accept" and s.last_ask > s.budget:
-            raise ActionError("invalid_now", "action", f"the ask {s.last_ask:g} is above your budget {s.budget:g}; make an offer instead")
+            raise ActionError("invalid_now", "action", f"the ask {format_price(s.last_ask, s.currency)} is above your budget {format_price(s.budget, s.currency)}; make an offer instead")
         return a
 
     def step(self, action) -> StepResult:
@@ -418,7 +418,7 @@ class BazaarEnv:
             s.deal_index += 1
             draw_deal(task, self.rng, s)
             self.transcript.turns.append(Turn(0, "system", "new_deal", None, f"deal {s.deal_index + 1} of {n}",
-                                              {"listing": s.listing_id, "previous": reason}))
+                                              {"listing": s.listing_id, "previous": reason, "currency": s.currency}))
             s.dialogue = []
             self._open()
         else:
@@ -571,8 +571,8 @@ class HumanSellerEnv(BazaarEnv):
             a = SELLER_ACTION_SCHEMA.parse(action)
             if a["action"] == "counter":
                 p = a["price"]
-                if p > s.last_ask: raise ActionError("invalid_now", "price", f"counter {p:g} is above your previous ask {s.last_ask:g}")
-                if p <= s.buyer_offers[-1]: raise ActionError("invalid_now", "price", f"counter {p:g} is not above the offer {s.buyer_offers[-1]:g}; accept instead")
+                if p > s.last_ask: raise ActionError("invalid_now", "price", f"counter {format_price(p, s.currency)} is above your previous ask {format_price(s.last_ask, s.currency)}")
+                if p <= s.buyer_offers[-1]: raise ActionError("invalid_now", "price", f"counter {format_price(p, s.currency)} is not above the offer {format_price(s.buyer_offers[-1], s.currency)}; accept instead")
         except ActionError as e:
             return self._invalid(e)
         msg = a.get("message") or ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, math, statistics, sys, time
 from dataclasses import dataclass, field
 from pathlib import Path
-from ..core import extract_json, rounds_left
+from ..core import Refused, extract_json, rounds_left
 from ..arenas import get_arena, list_policies, make_policy
 from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy, _num
 from ..evaluate import TRAIN_SEEDS
@@ -314,7 +314,7 @@ def _move(arena, obs, text):
         try: clean = extract_json(text)[1]
         except Exception: clean = False
         return guard_action(arena, a, obs), True, clean
-    return text, False, False
+    return Refused(text, err), False, False   # refused with the reason the parse gave
 
 def _step_reply(arena, env, obs, text, format_bonus):
     "Step reply `text` in `env` (at the state showing `obs`): the score's parts without the continuation, the step, the move."

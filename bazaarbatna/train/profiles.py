@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, asdict, replace
 
 # %% auto #0
 __all__ = ['PROFILES', 'SETTING_CHOICES', 'Profile', 'Hardware', 'select_profile', 'detect_hardware', 'check_profile_setting',
-           'get_profile', 'trainer_kwargs', 'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_available',
-           'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
+           'get_profile', 'trainer_kwargs', 'checkpointing_args', 'loader_plan', 'unsloth_available', 'preload_unsloth',
+           'vllm_available', 'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -124,12 +124,20 @@ def get_profile(name: str | None = "auto",  # a key of `PROFILES`, or "auto"/Non
 def trainer_kwargs(p: Profile,  # the profile
                   ) -> dict:     # kwargs for `SFTConfig`/`GRPOConfig`/`DPOConfig`
     "The `TrainingArguments` settings a profile fixes."
+    flag, flag_kw = checkpointing_args()
     kw = dict(per_device_train_batch_size=p.batch_size, gradient_accumulation_steps=p.grad_accum,
-              gradient_checkpointing=p.gradient_checkpointing, learning_rate=p.learning_rate,
+              learning_rate=p.learning_rate, **{flag: p.gradient_checkpointing},
               fp16=p.device == "cuda" and p.dtype == "float16", bf16=p.device == "cuda" and p.dtype == "bfloat16")
     if p.device == "cpu": kw["use_cpu"] = True
-    if p.gradient_checkpointing: kw["gradient_checkpointing_kwargs"] = {"use_reentrant": False}
+    if p.gradient_checkpointing: kw[flag_kw] = {"use_reentrant": False}
     return kw
+
+def checkpointing_args() -> tuple[str, str]:
+    "The `TrainingArguments` names of the checkpointing flag and its kwargs in the installed transformers."
+    try: from transformers import TrainingArguments
+    except ImportError: return "gradient_checkpointing", "gradient_checkpointing_kwargs"
+    if "activation_checkpointing" in TrainingArguments.__dataclass_fields__: return "activation_checkpointing", "activation_checkpointing_kwargs"
+    return "gradient_checkpointing", "gradient_checkpointing_kwargs"
 
 # %% ../../nbs/50_train_profiles.ipynb #b507dcfc
 def loader_plan(p: Profile,            # the profile
