@@ -14,10 +14,11 @@ import numpy as np
 from .evaluate import (read_records, summary_of, display_rows, markdown_table, format_table, RESULTS_FILE)
 
 # %% auto #0
-__all__ = ['TRANSCRIPTS_ARCHIVE', 'REPLAY_KEYS', 'policy_colors', 'plot_baseline_bars', 'plot_reward_distributions',
-           'read_archive', 'write_archive', 'replay', 'transcript_of', 'pack_transcripts', 'pick_pair', 'before_after',
-           'paired_rows', 'build_report', 'is_marketplace', 'marketplace_rows', 'marketplace_summary',
-           'marketplace_section', 'record_evals', 'record_stages', 'report_record', 'report']
+__all__ = ['TRANSCRIPTS_ARCHIVE', 'REPLAY_KEYS', 'SEED_RANGES', 'policy_colors', 'plot_baseline_bars',
+           'plot_reward_distributions', 'read_archive', 'write_archive', 'replay', 'transcript_of', 'pack_transcripts',
+           'pick_pair', 'before_after', 'paired_rows', 'build_report', 'is_marketplace', 'marketplace_rows',
+           'marketplace_summary', 'marketplace_section', 'record_evals', 'record_stages', 'verdict', 'headline',
+           'report_record', 'report']
 
 # %% ../nbs/31_report.ipynb #9df62215
 def _figure(w: float, h: float):
@@ -413,6 +414,39 @@ def record_stages(eval_dir) -> list[str]:
     p = Path(eval_dir) / "summary.json"
     return list(json.loads(p.read_text()).get("models") or {}) if p.exists() else []
 
+# %% ../nbs/31_report.ipynb #ffb6b15b
+SEED_RANGES = {"train": "training", "eval": "validation", "test": "test"}   # evaluate.seed_split's names, as a table says them
+
+def verdict(p: dict) -> str:
+    "Better/worse only when the paired 95 % interval excludes zero."
+    return "better" if p["ci_lo"] > 0 else "worse" if p["ci_hi"] < 0 else "no clear difference"
+
+def headline(eval_dir,            # an evaluation folder: results.jsonl (and summary.json naming the stages)
+             n_boot: int = 2000,
+            ) -> dict:
+    "Stages and scripted field with reward CIs, and each training step's paired difference, from the records alone."
+    from bazaarbatna.evaluate import summarize, paired_difference, seed_split
+    recs = read_records(eval_dir)
+    if not recs: raise FileNotFoundError(f"no records in {Path(eval_dir) / RESULTS_FILE}")
+    played = list(dict.fromkeys(r["policy"] for r in recs))
+    stages = [s for s in record_stages(eval_dir) if s in played]
+    rows = summarize(recs, by=("policy",), n_boot=n_boot)
+    rows = sorted(rows, key=lambda r: (r["policy"] not in stages, stages.index(r["policy"]) if r["policy"] in stages else -r["reward_mean"]))
+    field = [r for r in rows if r["policy"] not in stages and r["policy"] != "expert"]
+    best = max(field, key=lambda r: r["reward_mean"])["policy"] if field and stages else None
+    pairs = [(b, a) for a, b in zip(stages, stages[1:])] + ([(s, best) for s in stages[1:] or stages] if best else [])
+    paired = [{**paired_difference(recs, a, b, n_boot=n_boot), "best_scripted": b == best} for a, b in pairs]
+    seeds = sorted({int(r["seed"]) for r in recs})
+    return {"arena": recs[0].get("arena"), "tasks": list(dict.fromkeys(r["task"] for r in recs)), "stages": stages,
+            "n_seeds": len(seeds), "seeds": [seeds[0], seeds[-1]],
+            "seed_range": ", ".join(sorted({SEED_RANGES.get(seed_split(s), "other") for s in seeds})),
+            "rows": [{"policy": f"**{r['policy']}**" if r["policy"] in stages else r["policy"],
+                      "reward": f"{r['reward_mean']:+.3f}", "95% CI": f"[{r['reward_ci_lo']:+.3f}, {r['reward_ci_hi']:+.3f}]",
+                      "deal": f"{r['deal_rate']:.2f}", "valid JSON": f"{r['valid_json_rate']:.2f}"} for r in rows],
+            "paired": [{"a − b": f"{p['a']} − {p['b']}" + (" (best scripted but the expert)" if p["best_scripted"] else ""),
+                        "mean diff": f"{p['mean_diff']:+.3f}", "95% CI": f"[{p['ci_lo']:+.3f}, {p['ci_hi']:+.3f}]",
+                        "W/T/L": f"{p['wins']}/{p['ties']}/{p['losses']}", "verdict": verdict(p)} for p in paired]}
+
 # %% ../nbs/31_report.ipynb #19bb40b5
 def _dashboard(record_dir: Path, path: Path) -> str | None:
     "The training dashboard from the record's curve files (needs the `train` extra), or None."
@@ -442,9 +476,18 @@ def report_record(record_dir,        # a training record: eval/<arena>/results.j
         stages = [s for s in record_stages(ev) if any(r["policy"] == s for r in read_records(ev))]
         pair = dict(before=stages[0], after=stages[-1]) if len(stages) > 1 else {}
         rep = build_report(ev, n_boot=n_boot, out_dir=out / ev.name, **pair)
-        res["arenas"][ev.name] = rep; res["figures"] += rep["figures"]
-        md += [f"## {ev.name}", "", f"Stages {', '.join(f'`{s}`' for s in stages) or 'none'}; "
-               f"tables and figures: [{ev.name}/tables.md]({ev.name}/tables.md).", ""]
+        ba = rep["arenas"].get(ev.name, {}).get("before_after")
+        res["figures"] += rep["figures"]
+        res["arenas"][ev.name] = {"tables": rep["tables"], "before_after": ba["markdown"] if ba else None,
+                                  "pair": f"{ba['before']} → {ba['after']}, {ba['task']} seed {ba['seed']}" if ba else None}
+        h = headline(ev, n_boot=n_boot)
+        md += [f"## {ev.name}", "", f"Tasks {', '.join(h['tasks'])}; {h['n_seeds']} {h['seed_range']} seeds "
+               f"({h['seeds'][0]}–{h['seeds'][1]}); stages {', '.join(f'`{s}`' for s in stages) or 'none'}. "
+               f"All tables and figures: [{ev.name}/tables.md]({ev.name}/tables.md).", "",
+               markdown_table(h["rows"]), "", markdown_table(h["paired"]) if h["paired"] else "", ""]
+        if ba:
+            md += [f"![before vs after]({os.path.relpath(ba['figure'], out)})", "",
+                   f"Transcripts: [{os.path.relpath(ba['markdown'], out)}]({os.path.relpath(ba['markdown'], out)})", ""]
     res["readme"] = str(out / "README.md")
     (out / "README.md").write_text("\n".join(md))
     return res
