@@ -153,5 +153,10 @@ def test_training_is_a_product_not_a_lab_notebook():
     assert len(files) <= 150, f"training/ tracks {len(files)} files (at most 150)"
     assert sum(f.stat().st_size for f in files) <= 5 * 2**20, "training/ holds more than 5 MB"
     assert (ROOT / "training" / "EXPERIMENTS.md").exists() and not (ROOT / "training" / "runs").exists()
+    named = [f.relative_to(ROOT).as_posix() for f in files if re.search(r"(^|/)(v[0-9]+|trials-s[0-9]+)[-/_]", f.relative_to(ROOT).as_posix())]
+    assert not named, f"files named after versions or sessions: {named}"
+
+def test_no_history_words_in_the_tree():
+    "A trial's story is a row of training/EXPERIMENTS.md; no file speaks of sessions."
     found = subprocess.run(["git", "grep", "-il", r"session [0-9]"], cwd=ROOT, capture_output=True, text=True).stdout.split()
     assert not found, f"history words ('session N') in {found}"
