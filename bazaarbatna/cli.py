@@ -92,9 +92,9 @@ def cmd_eval(args):
     return display_rows(res["ranking"])
 
 def cmd_report(args):
-    "Rebuild tables and figures from the records in DIR."
-    from bazaarbatna.report import build_report
-    return build_report(args.dir)
+    "Rebuild tables, figures and the shown transcripts from the records in DIR (an evaluation folder or a training record)."
+    from bazaarbatna.report import report
+    return report(args.dir, args.out)
 
 def cmd_serve(args):
     "Run the OpenEnv server for both arenas."
@@ -180,7 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seeds", default="eval", help="eval | eval:N | train:N | ranges like 100000-100004")
     s.add_argument("--out", required=True); s.add_argument("--workers", type=int)
     s.add_argument("--transcripts", default="all", help="all | none | K (the first K seeds)")
-    s = add("report", cmd_report, "rebuild tables and figures from records in DIR"); s.add_argument("dir")
+    s = add("report", cmd_report, "rebuild tables, figures and transcripts from the records in DIR (an evaluation or a training record)")
+    s.add_argument("dir"); s.add_argument("--out", help="where the report goes (default: DIR, or DIR/report for a training record)")
     s = add("seller-quality", cmd_seller_quality, "the bazaar seller-quality report")
     s.add_argument("--episodes", type=int, default=50); s.add_argument("--seed", type=int, default=0)
     s.add_argument("--seller", default="rule", choices=["rule", "llm"])

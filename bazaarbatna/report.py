@@ -1,4 +1,4 @@
-"""Tables and figures rebuilt from evaluation records alone: baseline bars, reward distributions, a before/after transcript pair, and how each buyer closed in a marketplace.
+"""Tables, figures and transcripts rebuilt from evaluation records alone: baseline bars, reward distributions, a before/after transcript pair, how each buyer closed in a marketplace, and the report of a whole training record.
 
 Docs: https://bazaarbatna.github.io/bazaarbatna/report.html.md"""
 
@@ -6,7 +6,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/report.html.md"""
 
 # %% ../nbs/31_report.ipynb #2dd1c5e0
 from __future__ import annotations
-import json, math, os
+import functools, gzip, json, math, os, warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +14,11 @@ import numpy as np
 from .evaluate import (read_records, summary_of, display_rows, markdown_table, format_table, RESULTS_FILE)
 
 # %% auto #0
-__all__ = ['policy_colors', 'plot_baseline_bars', 'plot_reward_distributions', 'pick_pair', 'before_after', 'paired_rows',
-           'build_report', 'is_marketplace', 'marketplace_rows', 'marketplace_summary', 'marketplace_section']
+__all__ = ['TRANSCRIPTS_ARCHIVE', 'REPLAY_KEYS', 'SEED_RANGES', 'policy_colors', 'plot_baseline_bars',
+           'plot_reward_distributions', 'read_archive', 'write_archive', 'replay', 'transcript_of', 'pack_transcripts',
+           'pick_pair', 'before_after', 'paired_rows', 'build_report', 'is_marketplace', 'marketplace_rows',
+           'marketplace_summary', 'marketplace_section', 'record_evals', 'record_stages', 'verdict', 'headline',
+           'report_record', 'report']
 
 # %% ../nbs/31_report.ipynb #9df62215
 def _figure(w: float, h: float):
@@ -101,13 +104,86 @@ def plot_reward_distributions(records: list[dict], path, ranking: list | None = 
     fig.suptitle(title or f"{records[0].get('arena', '')}: episode reward by policy and task")
     return _save(fig, path)
 
-# %% ../nbs/31_report.ipynb #f4b26edb
-def _load_transcript(run_dir: Path, rec: dict):
-    from bazaarbatna.core import Transcript
-    if not rec.get("transcript"): return None
-    p = run_dir / rec["transcript"]
-    return Transcript.from_json(p.read_text()) if p.exists() else None
+# %% ../nbs/31_report.ipynb #83b449a9
+TRANSCRIPTS_ARCHIVE = "transcripts.jsonl.gz"   # per evaluation folder: the transcripts a replay cannot rebuild
+REPLAY_KEYS = ("opponent_version", "reward", "step_rewards", "rounds", "reason", "deal", "n_invalid")  # a replay must match these
 
+@functools.lru_cache(maxsize=16)
+def _archive(path: str, mtime_ns: int) -> dict:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return {d["path"]: d["transcript"] for d in (json.loads(line) for line in f if line.strip())}
+
+def read_archive(run_dir) -> dict:
+    "Transcript path (as the records name it) -> transcript dict, from the folder's archive ({} without one)."
+    p = Path(run_dir) / TRANSCRIPTS_ARCHIVE
+    return _archive(str(p), p.stat().st_mtime_ns) if p.exists() else {}
+
+def write_archive(run_dir, transcripts: dict) -> Path:
+    "Write {path: transcript dict} as the folder's archive, sorted by path; the same input gives the same bytes."
+    p = Path(run_dir) / TRANSCRIPTS_ARCHIVE
+    text = "".join(json.dumps({"path": k, "transcript": transcripts[k]}, ensure_ascii=False, sort_keys=True) + "\n"
+                   for k in sorted(transcripts))
+    tmp = p.with_name(p.name + ".tmp")
+    with open(tmp, "wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as gz: gz.write(text.encode())
+    os.replace(tmp, p)
+    return p
+
+# %% ../nbs/31_report.ipynb #84cfdf8c
+def replay(rec: dict):  # one episode record (from `results.jsonl`)
+    "The transcript of a scripted policy's episode, played again from the record's arena, task, policy and seed."
+    from bazaarbatna.arenas import ARENAS, list_policies, make_env, make_policy
+    from bazaarbatna.evaluate import run_episode
+    arena, pol = rec.get("arena"), rec.get("policy")
+    if arena not in ARENAS or pol not in list_policies(arena): return None
+    seed = int(rec["seed"])
+    new, tr = run_episode(make_env(arena, rec["task"], seed=seed), make_policy(arena, pol), seed,
+                          arena=arena, task=rec["task"], policy_name=pol)
+    diff = [k for k in REPLAY_KEYS if k in rec and new.get(k) != rec[k]]
+    if diff:
+        warnings.warn(f"{arena}/{rec['task']}/{pol}/seed {seed}: the replay differs from the record in {diff} "
+                      f"(opponent version {rec.get('opponent_version')} then, {new.get('opponent_version')} now); not replayed")
+        return None
+    from bazaarbatna.core import Transcript
+    return Transcript.from_json(tr.to_json())   # in the form a kept transcript is read back in (JSON, keys sorted)
+
+def transcript_of(run_dir,                  # the evaluation folder holding the records
+                  rec: dict,                # one of its records
+                  replay_missing: bool = True,  # replay a scripted episode whose transcript was not kept
+                 ):
+    "The episode's transcript: the file the record names, else the folder's archive, else a replay; None if none."
+    from bazaarbatna.core import Transcript
+    name = rec.get("transcript")
+    if name:
+        p = Path(run_dir) / name
+        if p.exists(): return Transcript.from_json(p.read_text())
+        d = read_archive(run_dir).get(name)
+        if d is not None: return Transcript.from_dict(d)
+    return replay(rec) if replay_missing else None
+
+def _load_transcript(run_dir, rec: dict):
+    "A transcript the evaluation kept (the record names it), from wherever it lives now."
+    return transcript_of(Path(run_dir), rec) if rec.get("transcript") else None
+
+# %% ../nbs/31_report.ipynb #edf2942e
+def pack_transcripts(run_dir) -> dict:  # an evaluation folder (results.jsonl and transcripts/)
+    "Keep only what a replay cannot rebuild: non-replayable transcripts into one archive, replayable files removed."
+    run_dir = Path(run_dir)
+    archive, replayed, removed = dict(read_archive(run_dir)), 0, []
+    for rec in read_records(run_dir):
+        name = rec.get("transcript")
+        if not name or not (run_dir / name).exists(): continue
+        saved = json.loads((run_dir / name).read_text())
+        tr = replay(rec)
+        if tr is not None and json.loads(tr.to_json()) == saved: replayed += 1
+        else: archive[name] = saved
+        removed += [run_dir / name, (run_dir / name).with_suffix(".md")]
+    if archive: write_archive(run_dir, archive)
+    for p in removed: p.unlink(missing_ok=True)
+    for d in sorted({p.parent for p in removed}, key=lambda d: -len(d.parts)):   # prune the folders left empty
+        while d != run_dir and d.exists() and not any(d.iterdir()): d.rmdir(); d = d.parent
+    return {"archived": len(archive), "replayed": replayed, "archive": str(run_dir / TRANSCRIPTS_ARCHIVE) if archive else None}
+
+# %% ../nbs/31_report.ipynb #f4b26edb
 def pick_pair(records: list[dict],       # records of one arena
               before: str, after: str,   # the two policies
               task: str | None = None, seed: int | None = None,
@@ -185,13 +261,14 @@ def build_report(run_dir,                  # a directory holding results.jsonl (
                  after: str | None = None, # policy for the "after" transcript (default: the leader)
                  task: str | None = None, seed: int | None = None,  # the episode to compare (default: first with both transcripts)
                  n_boot: int = 2000,       # bootstrap resamples
+                 out_dir=None,             # where tables and figures go (default: `run_dir`)
                 ) -> dict:
-    "Rebuild tables (markdown + JSON) and PNG figures in `run_dir` from its records alone."
-    run_dir = Path(run_dir)
+    "Rebuild tables (markdown + JSON) and PNG figures from the records in `run_dir` alone."
+    run_dir = Path(run_dir); dest = Path(out_dir) if out_dir is not None else run_dir
     records = read_records(run_dir)
     if not records: raise FileNotFoundError(f"no records in {run_dir / RESULTS_FILE}")
-    figdir = run_dir / "figures"
-    out = {"run_dir": str(run_dir), "n_records": len(records), "tables": str(run_dir / "tables.md"),
+    figdir = dest / "figures"
+    out = {"run_dir": str(run_dir), "n_records": len(records), "tables": str(dest / "tables.md"),
            "figures": [], "ranking": [], "arenas": {}}
     md = ["# Evaluation report", "",
           f"Rebuilt from `{RESULTS_FILE}` ({len(records)} episodes) by `bazaarbatna report {run_dir}`. "
@@ -212,7 +289,7 @@ def build_report(run_dir,                  # a directory holding results.jsonl (
         if ba: figs["before_after"] = ba["figure"]
         market = marketplace_section(recs, run_dir, figdir / f"marketplace_{arena}.png", rank)
         if market and market.get("figure"): figs["marketplace"] = market["figure"]
-        rel = lambda p: os.path.relpath(p, run_dir)
+        rel = lambda p: os.path.relpath(p, dest)
         n_seeds, tasks = len({r["seed"] for r in recs}), list(dict.fromkeys(r["task"] for r in recs))
         md += [f"## {arena}", "",
                f"{len(tasks)} tasks × {len(rank)} policies × {n_seeds} seeds · opponent versions: "
@@ -241,8 +318,8 @@ def build_report(run_dir,                  # a directory holding results.jsonl (
         out["ranking"] += display_rows(rank)
         out["arenas"][arena] = {"leader": leader, "expert_rank": expert_rank, "expert_first": expert_rank == 1,
                                 "figures": figs, "before_after": ba, "marketplace": bool(market)}
-    (run_dir / "tables.md").write_text("\n".join(md))
-    (run_dir / "tables.json").write_text(json.dumps(tables, indent=1, sort_keys=True, default=str))
+    (dest / "tables.md").write_text("\n".join(md))
+    (dest / "tables.json").write_text(json.dumps(tables, indent=1, sort_keys=True, default=str))
     return out
 
 # %% ../nbs/31_report.ipynb #b32b43ce
@@ -326,3 +403,101 @@ def marketplace_section(records: list[dict], run_dir, path,
     fig.suptitle(f"{task}, seed {seed}: each policy against the same listing and rivals (star: the close; green won, red lost)", fontsize=10)
     res.update(figure=_save(fig, path), seed=seed)
     return res
+
+# %% ../nbs/31_report.ipynb #956cfdd1
+def record_evals(record_dir) -> list[Path]:
+    "The evaluation folders of a training record (`eval/<arena>/` holding results.jsonl), by arena."
+    return sorted(p.parent for p in Path(record_dir).glob(f"eval/*/{RESULTS_FILE}"))
+
+def record_stages(eval_dir) -> list[str]:
+    "The LLM stages an evaluation played, in training order (the `models` of its summary.json)."
+    p = Path(eval_dir) / "summary.json"
+    return list(json.loads(p.read_text()).get("models") or {}) if p.exists() else []
+
+# %% ../nbs/31_report.ipynb #ffb6b15b
+SEED_RANGES = {"train": "training", "eval": "validation", "test": "test"}   # evaluate.seed_split's names, as a table says them
+
+def verdict(p: dict) -> str:
+    "Better/worse only when the paired 95 % interval excludes zero."
+    return "better" if p["ci_lo"] > 0 else "worse" if p["ci_hi"] < 0 else "no clear difference"
+
+def headline(eval_dir,            # an evaluation folder: results.jsonl (and summary.json naming the stages)
+             n_boot: int = 2000,
+            ) -> dict:
+    "Stages and scripted field with reward CIs, and each training step's paired difference, from the records alone."
+    from bazaarbatna.evaluate import summarize, paired_difference, seed_split
+    recs = read_records(eval_dir)
+    if not recs: raise FileNotFoundError(f"no records in {Path(eval_dir) / RESULTS_FILE}")
+    played = list(dict.fromkeys(r["policy"] for r in recs))
+    stages = [s for s in record_stages(eval_dir) if s in played]
+    rows = summarize(recs, by=("policy",), n_boot=n_boot)
+    rows = sorted(rows, key=lambda r: (r["policy"] not in stages, stages.index(r["policy"]) if r["policy"] in stages else -r["reward_mean"]))
+    field = [r for r in rows if r["policy"] not in stages and r["policy"] != "expert"]
+    best = max(field, key=lambda r: r["reward_mean"])["policy"] if field and stages else None
+    pairs = [(b, a) for a, b in zip(stages, stages[1:])] + ([(s, best) for s in stages[1:] or stages] if best else [])
+    paired = [{**paired_difference(recs, a, b, n_boot=n_boot), "best_scripted": b == best} for a, b in pairs]
+    seeds = sorted({int(r["seed"]) for r in recs})
+    return {"arena": recs[0].get("arena"), "tasks": list(dict.fromkeys(r["task"] for r in recs)), "stages": stages,
+            "n_seeds": len(seeds), "seeds": [seeds[0], seeds[-1]],
+            "seed_range": ", ".join(sorted({SEED_RANGES.get(seed_split(s), "other") for s in seeds})),
+            "rows": [{"policy": f"**{r['policy']}**" if r["policy"] in stages else r["policy"],
+                      "reward": f"{r['reward_mean']:+.3f}", "95% CI": f"[{r['reward_ci_lo']:+.3f}, {r['reward_ci_hi']:+.3f}]",
+                      "deal": f"{r['deal_rate']:.2f}", "valid JSON": f"{r['valid_json_rate']:.2f}"} for r in rows],
+            "paired": [{"a − b": f"{p['a']} − {p['b']}" + (" (best scripted but the expert)" if p["best_scripted"] else ""),
+                        "mean diff": f"{p['mean_diff']:+.3f}", "95% CI": f"[{p['ci_lo']:+.3f}, {p['ci_hi']:+.3f}]",
+                        "W/T/L": f"{p['wins']}/{p['ties']}/{p['losses']}", "verdict": verdict(p)} for p in paired]}
+
+# %% ../nbs/31_report.ipynb #19bb40b5
+def _dashboard(record_dir: Path, path: Path) -> str | None:
+    "The training dashboard from the record's curve files (needs the `train` extra), or None."
+    if not list(record_dir.glob("*_training_curve.json")): return None
+    try: from bazaarbatna.train.pipeline import plot_dashboard
+    except ImportError as e:
+        warnings.warn(f"no dashboard: drawing it needs the train extra ({e})"); return None
+    import matplotlib.pyplot as plt
+    fig = plot_dashboard(record_dir, out=None)
+    path.parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=90); plt.close(fig)
+    return str(path)
+
+def report_record(record_dir,        # a training record: eval/<arena>/results.jsonl, curve files, pipeline.json
+                  out_dir=None,      # default: record_dir/report
+                  n_boot: int = 2000,
+                 ) -> dict:
+    "Rebuild a training record's tables, figures, before/after transcripts and dashboard from the record alone."
+    record_dir = Path(record_dir); out = Path(out_dir) if out_dir is not None else record_dir / "report"
+    evals = record_evals(record_dir)
+    if not evals: raise FileNotFoundError(f"{record_dir} holds no eval/<arena>/{RESULTS_FILE}: not a training record")
+    res = {"record": str(record_dir), "out_dir": str(out), "arenas": {}, "figures": []}
+    md = [f"# Training record: {record_dir.name}", "",
+          f"Rebuilt from the record alone by `bazaarbatna report {record_dir}`.", ""]
+    dash = _dashboard(record_dir, out / "dashboard.png")
+    if dash: res["figures"].append(dash); md += ["![training dashboard](dashboard.png)", ""]
+    for ev in evals:
+        stages = [s for s in record_stages(ev) if any(r["policy"] == s for r in read_records(ev))]
+        pair = dict(before=stages[0], after=stages[-1]) if len(stages) > 1 else {}
+        rep = build_report(ev, n_boot=n_boot, out_dir=out / ev.name, **pair)
+        ba = rep["arenas"].get(ev.name, {}).get("before_after")
+        res["figures"] += rep["figures"]
+        res["arenas"][ev.name] = {"tables": rep["tables"], "before_after": ba["markdown"] if ba else None,
+                                  "pair": f"{ba['before']} → {ba['after']}, {ba['task']} seed {ba['seed']}" if ba else None}
+        h = headline(ev, n_boot=n_boot)
+        md += [f"## {ev.name}", "", f"Tasks {', '.join(h['tasks'])}; {h['n_seeds']} {h['seed_range']} seeds "
+               f"({h['seeds'][0]}–{h['seeds'][1]}); stages {', '.join(f'`{s}`' for s in stages) or 'none'}. "
+               f"All tables and figures: [{ev.name}/tables.md]({ev.name}/tables.md).", "",
+               markdown_table(h["rows"]), "", markdown_table(h["paired"]) if h["paired"] else "", ""]
+        if ba:
+            md += [f"![before vs after]({os.path.relpath(ba['figure'], out)})", "",
+                   f"Transcripts: [{os.path.relpath(ba['markdown'], out)}]({os.path.relpath(ba['markdown'], out)})", ""]
+    res["readme"] = str(out / "README.md")
+    (out / "README.md").write_text("\n".join(md))
+    return res
+
+def report(path,          # an evaluation folder (results.jsonl) or a training record (eval/<arena>/results.jsonl)
+           out_dir=None,  # default: the folder itself (an evaluation) or its report/ (a record)
+           n_boot: int = 2000,
+          ) -> dict:
+    "`bazaarbatna report PATH`: the report of an evaluation folder or of a training record."
+    p = Path(path)
+    if (p / RESULTS_FILE).exists(): return build_report(p, n_boot=n_boot, out_dir=out_dir)
+    if record_evals(p): return report_record(p, out_dir, n_boot)
+    raise FileNotFoundError(f"no records in {p}: expected {RESULTS_FILE} or eval/<arena>/{RESULTS_FILE}")

@@ -180,6 +180,10 @@ def render_html(proc_nb: Path, out_html: Path, site_pages: list[str] | None = No
     body = body.replace("</head>", head + "</head>", 1)
     body = re.sub(r"(<body[^>]*>)", r'\1<nav class="bb"><b>BazaarBATNA</b>' + nav.replace("\\", r"\\") + "</nav>", body, count=1)
     out_html = Path(out_html); out_html.parent.mkdir(parents=True, exist_ok=True); out_html.write_text(body)
+    for target, is_img in links(raw):   # images linked relative to the page (figures/…) travel with it, as Quarto copies them
+        src = proc_nb.parent / target
+        if is_img and not re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) and src.is_file():
+            (out_html.parent / target).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(src, out_html.parent / target)
     return out_html
 
 def chromium() -> str | None:

@@ -314,7 +314,7 @@ class StepCheckpointer(TrainerCallback):
 # %% ../../nbs/51_train_checkpoints.ipynb #613cf6f4
 def checkpoint_args() -> dict:
     "TrainingArguments settings for per-step logging, with the trainer's own saving left to `StepCheckpointer`."
-    return dict(save_strategy="no", logging_steps=1, report_to="none", disable_tqdm=False)
+    return dict(save_strategy="no", logging_steps=1, disable_tqdm=False)   # report_to: the profile's (`trainer_kwargs`)
 
 def train_resumable(trainer,                 # a transformers/TRL trainer
                     stage: str,              # "sft", "grpo" or "dpo" (names the curve file)

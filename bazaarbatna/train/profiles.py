@@ -10,9 +10,10 @@ import importlib.util
 from dataclasses import dataclass, field, asdict, replace
 
 # %% auto #0
-__all__ = ['PROFILES', 'SETTING_CHOICES', 'Profile', 'Hardware', 'select_profile', 'detect_hardware', 'check_profile_setting',
-           'get_profile', 'trainer_kwargs', 'checkpointing_args', 'loader_plan', 'unsloth_available', 'preload_unsloth',
-           'vllm_available', 'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
+__all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'Profile', 'Hardware', 'select_profile', 'detect_hardware',
+           'check_profile_setting', 'get_profile', 'tracker_kwargs', 'trainer_kwargs', 'checkpointing_args',
+           'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_available', 'grpo_uses_vllm',
+           'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Profile:
     model: str = "embedded"           # default model for the profile
     learning_rate: float = 2e-4       # SFT learning rate (GRPO uses a tenth of it)
     background_checkpoints: bool = False  # write each step's checkpoint in a thread while training goes on (GPU profiles)
+    report_to: str = "none"           # the experiment tracker the trainers log to: "none", "trackio" or "tensorboard"
 
     def to_dict(self) -> dict:
         d = asdict(self); d["target_modules"] = list(self.target_modules); return d
@@ -87,7 +89,7 @@ def detect_hardware() -> Hardware:
     return Hardware(True, p.name, round(p.total_memory / 2**30, 1), tuple(torch.cuda.get_device_capability(0)), n)
 
 # %% ../../nbs/50_train_profiles.ipynb #b518c6be
-SETTING_CHOICES = {"device": ("cpu", "cuda"), "dtype": ("float32", "float16", "bfloat16")}
+SETTING_CHOICES = {"device": ("cpu", "cuda"), "dtype": ("float32", "float16", "bfloat16"), "report_to": ("none", "trackio", "tensorboard")}
 
 def check_profile_setting(key: str, value) -> None:
     "A ValueError naming a profile setting whose value has the wrong type or lies out of range (a recipe's `profile_overrides`)."
@@ -120,6 +122,16 @@ def get_profile(name: str | None = "auto",  # a key of `PROFILES`, or "auto"/Non
     if "target_modules" in overrides: overrides["target_modules"] = tuple(overrides["target_modules"])
     return replace(PROFILES[name], **overrides)
 
+# %% ../../nbs/50_train_profiles.ipynb #47eca176
+TRACKERS = {"trackio": ("trackio",), "tensorboard": ("tensorboard", "tensorboardX")}   # report_to -> modules that serve it
+
+def tracker_kwargs(p: Profile) -> dict:  # the profile (its `report_to`)
+    "The trainers' `report_to`, checked: a tracker other than 'none' must be importable."
+    mods = TRACKERS.get(p.report_to, ())
+    if mods and not any(importlib.util.find_spec(m) for m in mods):
+        raise ModuleNotFoundError(f"report_to = {p.report_to!r} needs the {mods[0]} package: pip install {mods[0]}")
+    return {"report_to": p.report_to}
+
 # %% ../../nbs/50_train_profiles.ipynb #a65b34ac
 def trainer_kwargs(p: Profile,  # the profile
                   ) -> dict:     # kwargs for `SFTConfig`/`GRPOConfig`/`DPOConfig`
@@ -130,7 +142,7 @@ def trainer_kwargs(p: Profile,  # the profile
               fp16=p.device == "cuda" and p.dtype == "float16", bf16=p.device == "cuda" and p.dtype == "bfloat16")
     if p.device == "cpu": kw["use_cpu"] = True
     if p.gradient_checkpointing: kw[flag_kw] = {"use_reentrant": False}
-    return kw
+    return {**kw, **tracker_kwargs(p)}
 
 def checkpointing_args() -> tuple[str, str]:
     "The `TrainingArguments` names of the checkpointing flag and its kwargs in the installed transformers."
