@@ -110,7 +110,9 @@ def cmd_train(args):
               recipe=args.recipe, threads=args.threads, hub_repo=args.hub_repo)
     if args.threads is not None and args.threads < 1: raise ValueError(f"--threads must be at least 1, got {args.threads}")
     if args.steps: kw["steps"] = args.steps
-    return run_pipeline(**kw)
+    from bazaarbatna.train.distributed import is_main_launch
+    res = run_pipeline(**kw)
+    return res if is_main_launch() else None   # under accelerate launch the main process prints the summary
 
 def demo_said(action, error: dict | None, width: int = 100) -> str:
     "One line for a demo step: the action the env took, or the refused reply with the error code."
@@ -260,3 +262,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bazaarbatna {args.command}: {e}", file=sys.stderr); return 2
     if res is not None: emit(res, args.json)
     return 0
+
+# %% ../nbs/90_cli.ipynb #4e27ee9c
+if __name__ == "__main__" and "ipykernel" not in sys.modules: sys.exit(main())

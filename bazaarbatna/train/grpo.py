@@ -78,12 +78,13 @@ def episode_advantages(groups: list,            # per group, per episode: the re
                        scale: str = "group",    # "group", "batch" or "none" (TRL's `scale_rewards`)
                        kind: str = "episode",   # "episode" (the episode return) or "reward_to_go"
                        eps: float = 1e-4,
+                       batch_sd: float | None = None,  # scale "batch": the std of the whole batch's returns when it spans several processes
                       ) -> list:                # per group, per episode, per decision: the advantage
     "Each decision's advantage: its episode's return (or its reward-to-go) minus the group's mean, over the chosen std."
     if scale not in SCALE_REWARDS: raise ValueError(f"unknown scale {scale!r}; choose one of {list(SCALE_REWARDS)}")
     if kind not in ADVANTAGES: raise ValueError(f"unknown advantage {kind!r}; choose one of {list(ADVANTAGES)}")
     returns = [[sum(ep) for ep in g] for g in groups]
-    batch_sd = _std([r for g in returns for r in g])
+    if batch_sd is None: batch_sd = _std([r for g in returns for r in g])
     out = []
     for g, rets in zip(groups, returns):
         sd = 1.0 if scale == "none" else (_std(rets) if scale == "group" else batch_sd) + eps
@@ -116,10 +117,11 @@ def episode_batch(groups: list,          # `play_groups` output: per group, its 
                   scale: str = "group",  # advantage scaling (`episode_advantages`)
                   kind: str = "episode", # advantage kind (`episode_advantages`)
                   pad_id: int = 0,       # the tokenizer's padding id
+                  batch_sd: float | None = None,  # scale "batch" over several processes: the std of every rank's returns
                  ) -> dict:
     "The GRPO batch of the groups' model replies: token tensors, masks and one advantage per reply (zero ones dropped)."
     import torch
-    adv = episode_advantages([[[s["reward"] for s in ep["steps"]] for ep in g] for g in groups], scale, kind)
+    adv = episode_advantages([[[s["reward"] for s in ep["steps"]] for ep in g] for g in groups], scale, kind, batch_sd=batch_sd)
     rows = [(s["prompt_ids"], s["completion_ids"], a) for g, ag in zip(groups, adv) for ep, ae in zip(g, ag)
             for s, a in zip(ep["steps"], ae) if s.get("completion_ids")]
     if not rows: raise ValueError("no model replies in these episodes: play them with LLMPolicy(keep_ids=True)")
@@ -149,6 +151,8 @@ def episode_trainer_class():
         def setup_episodes(self, policies: dict, advantage: str = "episode", max_steps: int = 200, sampling_seed: int = 0):
             "The batched policies that play each arena (the model in training behind them), and how episodes are scored."
             if advantage not in ADVANTAGES: raise ValueError(f"unknown advantage {advantage!r}; choose one of {list(ADVANTAGES)}")
+            from bazaarbatna.train.distributed import check_episode_backend
+            check_episode_backend(self.accelerator)   # several processes: DDP or ZeRO-1/2 (see the scaling chapter)
             self.episode_policies, self.advantage, self.max_episode_steps, self.sampling_seed = policies, advantage, max_steps, sampling_seed
             self.played = []   # the last step's groups (their records), for inspection
 
@@ -157,7 +161,7 @@ def episode_trainer_class():
             groups = []
             for ar in dict.fromkeys(r["arena"] for r in rows):
                 pol = self.episode_policies[ar]
-                pol.seed, pol._calls = self.sampling_seed * 1_000_003 + self.state.global_step, 0
+                pol.seed, pol._calls = self.sampling_seed * 1_000_003 + self.state.global_step + 100_003 * self.accelerator.process_index, 0   # each rank its own draws
                 groups += play_groups(ar, [r for r in rows if r["arena"] == ar], pol, self.num_generations, self.max_episode_steps)
             return groups
 
@@ -165,7 +169,11 @@ def episode_trainer_class():
             G, mode = self.num_generations, "train" if self.model.training else "eval"
             groups = self.play(inputs[::G])   # TRL's sampler repeats each row G times in a row
             self.played = groups
-            batch = episode_batch(groups, self.scale_rewards, self.advantage, self._tokenizer.pad_token_id)
+            batch_sd = None
+            if self.scale_rewards == "batch" and self.accelerator.num_processes > 1:   # the std over every rank's episodes
+                from accelerate.utils import gather_object
+                batch_sd = _std(gather_object([sum(s["reward"] for s in e["steps"]) for g in groups for e in g]))
+            batch = episode_batch(groups, self.scale_rewards, self.advantage, self._tokenizer.pad_token_id, batch_sd)
             dev = self.accelerator.device
             batch = {k: v.to(dev) for k, v in batch.items()}
             batch["num_items_in_batch"] = self.accelerator.gather(batch["completion_mask"].sum()).sum()
@@ -186,22 +194,29 @@ def episode_trainer_class():
             return batch
 
         def _log_episodes(self, groups, batch, mode):
-            "Metrics of the step's episodes, logged with TRL's (and so written to the curve file)."
+            "Metrics of the step's episodes (every rank's, gathered), logged with TRL's (and so written to the curve file)."
+            from accelerate.utils import gather_object
             from bazaarbatna.evaluate import JSON_ERROR_CODES
-            by_group = [[sum(s["reward"] for s in e["steps"]) for e in g] for g in groups]
-            eps, rets = [e for g in groups for e in g], [r for g in by_group for r in g]
-            steps = [s for e in eps for s in e["steps"]]
+            mine = {"groups": [[(e["task"], sum(s["reward"] for s in e["steps"]), bool(e["deal"]), len(e["steps"]),
+                                 sum(s.get("error") is None for s in e["steps"]), sum(s.get("error") not in JSON_ERROR_CODES for s in e["steps"]))
+                                for e in g] for g in groups],
+                    "replies": batch["advantages"].numel(), "tokens": batch["completion_mask"].sum().item()}
+            ranks = gather_object([mine])   # one process: [mine]
+            by_group = [[e[1] for e in g] for r in ranks for g in r["groups"]]
+            eps = [e for r in ranks for g in r["groups"] for e in g]
+            rets, n_steps, replies = [e[1] for e in eps], sum(e[3] for e in eps), sum(r["replies"] for r in ranks)
             M = self._metrics[mode]
             M["reward"].append(sum(rets) / len(rets)); M["reward_std"].append(_std(rets))
             M["rewards/episode_return/mean"].append(sum(rets) / len(rets))
             M["frac_reward_zero_std"].append(sum(_std(g) == 0 for g in by_group) / len(by_group))
-            M["env/deal_rate"].append(sum(bool(e["deal"]) for e in eps) / len(eps))
-            M["env/decisions"].append(len(steps) / len(eps))
-            M["env/valid_action"].append(sum(s.get("error") is None for s in steps) / max(1, len(steps)))
-            M["env/valid_json"].append(sum(s.get("error") not in JSON_ERROR_CODES for s in steps) / max(1, len(steps)))
-            M["env/trained_replies"].append(batch["advantages"].numel())
-            M["completions/mean_length"].append(batch["completion_mask"].sum(1).float().mean().item())
-            for e, r in zip(eps, rets): M[f"return/{e['task']}"].append(r)
+            M["env/deal_rate"].append(sum(e[2] for e in eps) / len(eps))
+            M["env/decisions"].append(n_steps / len(eps))
+            M["env/valid_action"].append(sum(e[4] for e in eps) / max(1, n_steps))
+            M["env/valid_json"].append(sum(e[5] for e in eps) / max(1, n_steps))
+            M["env/trained_replies"].append(replies)
+            M["env/groups"].append(len(by_group))
+            M["completions/mean_length"].append(sum(r["tokens"] for r in ranks) / max(1, replies))
+            for e in eps: M[f"return/{e[0]}"].append(e[1])
 
     _EPISODE_TRAINER = EpisodeGRPOTrainer
     return EpisodeGRPOTrainer
@@ -566,10 +581,11 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
     from trl import GRPOConfig
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, checkpoint_step
     stage_dir = out / "grpo"
-    rows = episode_rows(mix, steps * prompts_per_step, TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + n_seeds], seed=seed, compact=compact)
     args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,
                       temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), seed=seed, lr_scheduler_type="constant",
                       **kw, **checkpoint_args())
+    # a step takes `prompts_per_step` groups on each process (`args.world_size` of them under accelerate launch)
+    rows = episode_rows(mix, steps * prompts_per_step * args.world_size, TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + n_seeds], seed=seed, compact=compact)
     tr = episode_trainer_class()(model=m, reward_funcs=[episode_return], args=args, train_dataset=Dataset.from_list(rows),
                                  processing_class=tok, peft_config=peft_cfg)
     tr.setup_episodes({ar: LLMPolicy(ar, model=tr.model, tokenizer=tok, temperature=temperature, top_p=1.0, max_new_tokens=p.max_completion_len,

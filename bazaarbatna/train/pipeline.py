@@ -255,6 +255,8 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                 ) -> dict:
     "Run SFT, [DAgger,] GRPO [and DPO] with per-step checkpoints, then evaluate; returns a summary dict."
     from bazaarbatna.train.profiles import get_profile
+    from bazaarbatna.train.distributed import is_main_launch, launch_world
+    main = is_main_launch()   # under accelerate launch: every process trains, the main one alone evaluates and writes the records
     if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
     if threads:
         import torch; torch.set_num_threads(threads)
@@ -268,7 +270,9 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     seed = rec.get("seed", 0)                  # the training seed of every stage
     res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
            "out_dir": str(out), "compact": compact, "seed": seed}
-    def say(msg): print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
+    def say(msg):
+        if main: print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
+    if launch_world() > 1: res["processes"] = launch_world()
     sft_dir, dagger_dir, grpo_dir, dpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo", "dpo"))
     sr, dg = rec.get("sft", {}), rec.get("dagger")
     imitation = dict(model=model, profile=p, arenas=arenas, n_seeds=sr.get("n_seeds", 8), resume=resume, hub_repo=hub_repo,
@@ -311,6 +315,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
         res["dpo"] = train_dpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n, n_seeds=d.get("n_seeds", 8),
                                beta=d.get("beta", 0.1), learning_rate=d.get("learning_rate", 5e-5), compact=compact,
                                resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), seed=seed)
+    if not main: return res   # the others' part is done: the evaluation, the dashboard and pipeline.json are the main process's
     if stage in ("eval", "all"):
         models = {"base": model}
         if sft_dir.exists(): models["sft"] = str(sft_dir)
