@@ -263,5 +263,5 @@ def main(argv: list[str] | None = None) -> int:
     if res is not None: emit(res, args.json)
     return 0
 
-# %% ../nbs/90_cli.ipynb #4e27ee9c
+# %% ../nbs/90_cli.ipynb #b1377204
 if __name__ == "__main__" and "ipykernel" not in sys.modules: sys.exit(main())

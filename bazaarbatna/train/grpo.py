@@ -462,11 +462,12 @@ def _with_checkpoint_adapter(m, peft_cfg, checkpoint):
     return m
 
 def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step, temperature, scale_rewards, beta, n_seeds,
-                     compact, resume, keep, hub_repo, seed, kw, tasks, max_per_episode, continuation, on_policy_states, last_rounds,
-                     recollect_every, vllm) -> dict:
+                     compact, resume, keep, hub_repo, seed, kw, vllm, tasks, max_per_episode, continuation, on_policy_states, last_rounds,
+                     recollect_every) -> dict:
     "Decision-mode GRPO (see `train_grpo`): scored single replies, in rounds of states."
     from trl import GRPOConfig, GRPOTrainer
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, latest_checkpoint, checkpoint_step
+    from bazaarbatna.train.profiles import vllm_args
     rounds = recollection_rounds(steps, recollect_every, on_policy_states, beta)
     stage_dir = out / "grpo"
     def policies(model):   # the model as a batched policy with the prompts and reply limit it trains on
@@ -483,7 +484,7 @@ def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_ste
         if not states: raise ValueError(f"no training states: no episode of {n_seeds} seeds reaches the last {last_rounds} round(s); use more seeds or a larger last_rounds")
         n_states.append(len(states))
         args = GRPOConfig(output_dir=str(stage_dir), max_steps=end, num_generations=G, max_completion_length=p.max_completion_len,
-                          temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), use_vllm=vllm, seed=seed, lr_scheduler_type="constant",
+                          temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), **vllm_args(vllm, p), seed=seed, lr_scheduler_type="constant",
                           **kw, **checkpoint_args())
         reward = EnvReward(states, G, continuation)
         tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
@@ -543,7 +544,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
               ) -> dict:
     "GRPO on live-env rewards (whole episodes by default); returns a summary dict."
     from bazaarbatna.models import end_of_turn_ids
-    from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, grpo_uses_vllm, vllm_available
+    from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, vllm_plan, vllm_available
     if mode not in (EPISODE, DECISION): raise ValueError(f"unknown GRPO mode {mode!r}; choose {EPISODE!r} or {DECISION!r}")
     check_sampling(temperature, scale_rewards, beta)
     for name, v in (("steps", steps), ("prompts_per_step", prompts_per_step), ("n_seeds", n_seeds)):
@@ -560,36 +561,38 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     G = num_generations or p.num_generations
     m, tok, peft_cfg = load_for_training(p, model, adapter=adapter)
     m.generation_config.eos_token_id = end_of_turn_ids(tok)  # stop at every end-of-turn token
-    vllm = mode == DECISION and grpo_uses_vllm(p, detect_hardware(), vllm_available())
-    if p.use_vllm and not vllm:
-        why = "episode mode generates through LLMPolicy" if mode == EPISODE else "this machine lacks it (not installed, or no CUDA)"
-        print(f"[bazaarbatna grpo] profile {p.name} asks for vLLM: {why}; generating with transformers", file=sys.stderr, flush=True)
+    vllm, why = vllm_plan(p, detect_hardware(), vllm_available())   # "none", "colocate" or "server" (the profiles chapter)
+    if p.use_vllm or p.vllm_server: print(f"[bazaarbatna grpo] rollouts: {vllm if vllm != 'none' else 'transformers'} ({why})", file=sys.stderr, flush=True)
     kw = trainer_kwargs(p); kw["per_device_train_batch_size"] = G * prompts_per_step; kw["learning_rate"] = learning_rate
     run = dict(out=Path(out_dir), m=m, tok=tok, peft_cfg=peft_cfg, p=p, G=G, arenas=tuple(arenas), steps=steps, prompts_per_step=prompts_per_step,
                temperature=temperature, scale_rewards=scale_rewards, beta=beta, n_seeds=n_seeds, compact=compact, resume=resume, keep=keep,
-               hub_repo=hub_repo, seed=seed, kw=kw)
+               hub_repo=hub_repo, seed=seed, kw=kw, vllm=vllm)
     if mode == EPISODE: return _train_episodes(**run, mix=mix, advantage=advantage, max_episode_steps=max_episode_steps)
     return _train_decisions(**run, tasks=tasks, max_per_episode=max_per_episode, continuation=continuation, on_policy_states=on_policy_states,
-                            last_rounds=last_rounds, recollect_every=recollect_every, vllm=vllm)
+                            last_rounds=last_rounds, recollect_every=recollect_every)
 
 GRPO_SEED_OFFSET = 1000   # GRPO's training seeds start here in TRAIN_SEEDS, apart from the seeds SFT learned from
 
 def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step, temperature, scale_rewards, beta, n_seeds,
-                    compact, resume, keep, hub_repo, seed, kw, mix, advantage, max_episode_steps) -> dict:
+                    compact, resume, keep, hub_repo, seed, kw, vllm, mix, advantage, max_episode_steps) -> dict:
     "Episode-mode GRPO (see `train_grpo`)."
     from datasets import Dataset
     from trl import GRPOConfig
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, checkpoint_step
+    from bazaarbatna.train.profiles import vllm_args
+    from bazaarbatna.train.distributed import VLLMPolicy
     stage_dir = out / "grpo"
     args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,
                       temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), seed=seed, lr_scheduler_type="constant",
+                      **vllm_args(vllm, p), **({"vllm_importance_sampling_correction": False} if vllm != "none" else {}),   # (the scaling chapter)
                       **kw, **checkpoint_args())
     # a step takes `prompts_per_step` groups on each process (`args.world_size` of them under accelerate launch)
     rows = episode_rows(mix, steps * prompts_per_step * args.world_size, TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + n_seeds], seed=seed, compact=compact)
     tr = episode_trainer_class()(model=m, reward_funcs=[episode_return], args=args, train_dataset=Dataset.from_list(rows),
                                  processing_class=tok, peft_config=peft_cfg)
-    tr.setup_episodes({ar: LLMPolicy(ar, model=tr.model, tokenizer=tok, temperature=temperature, top_p=1.0, max_new_tokens=p.max_completion_len,
-                                     compact=compact, batch_size=G * prompts_per_step, keep_ids=True) for ar in arenas},
+    Policy, on = (LLMPolicy, {}) if vllm == "none" else (VLLMPolicy, {"trainer": tr})   # vLLM: the trainer's engine generates
+    tr.setup_episodes({ar: Policy(ar, model=tr.model, tokenizer=tok, temperature=temperature, top_p=1.0, max_new_tokens=p.max_completion_len,
+                                  compact=compact, batch_size=G * prompts_per_step, keep_ids=True, **on) for ar in arenas},
                       advantage, max_episode_steps, sampling_seed=seed)
     t0 = time.time()
     train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
@@ -598,4 +601,4 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
     return {"stage": "grpo", "mode": EPISODE, "adapter": final, "steps": checkpoint_step(stage_dir), "seconds": round(time.time() - t0, 1),
             "curve": str(curve_path(out, "grpo")), "profile": p.name, "num_generations": G, "groups_per_step": prompts_per_step,
             "tasks": mix, "n_seeds": n_seeds, "temperature": temperature, "scale_rewards": scale_rewards, "advantage": advantage,
-            "beta": beta, "vllm": False, "seed": seed}
+            "beta": beta, "vllm": vllm, "seed": seed}
