@@ -86,7 +86,7 @@ def cmd_eval(args):
     tasks = list(list_tasks(args.arena)) if args.tasks == "all" else args.tasks.split(",")
     pols = list(list_policies(args.arena)) if args.policies == "all" else args.policies.split(",")
     res = run_eval(args.arena, tasks, pols, seeds, args.out, workers=args.workers, progress=not args.json,
-                   transcripts=args.transcripts if args.transcripts in ("all", "none") else int(args.transcripts))
+                   transcripts=args.transcripts if args.transcripts in ("all", "none") else int(args.transcripts), backend=args.backend)
     if args.json: return res
     print(f"records: {args.out}\n")
     return display_rows(res["ranking"])
@@ -182,6 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seeds", default="eval", help="eval | eval:N | train:N | ranges like 100000-100004")
     s.add_argument("--out", required=True); s.add_argument("--workers", type=int)
     s.add_argument("--transcripts", default="all", help="all | none | K (the first K seeds)")
+    s.add_argument("--backend", default="local", choices=["local", "ray"],
+                   help="local: this machine's processes; ray: the Ray cluster at RAY_ADDRESS, or a local one (the distributed extra)")
     s = add("report", cmd_report, "rebuild tables, figures and transcripts from the records in DIR (an evaluation or a training record)")
     s.add_argument("dir"); s.add_argument("--out", help="where the report goes (default: DIR, or DIR/report for a training record)")
     s = add("seller-quality", cmd_seller_quality, "the bazaar seller-quality report")
@@ -220,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
 EXTRAS = {"train": ("torch", "transformers", "trl", "peft", "datasets", "accelerate", "gguf"),
           "server": ("openenv", "fastapi", "uvicorn", "httpx", "websockets"),
           "ui": ("ipywidgets", "voila"), "eval": ("matplotlib", "pettingzoo", "gymnasium"),
-          "unsloth": ("unsloth", "bitsandbytes")}   # each extra of pyproject.toml -> the modules it brings
+          "unsloth": ("unsloth", "bitsandbytes"), "distributed": ("ray",)}   # each extra of pyproject.toml -> the modules it brings
 COMMAND_EXTRAS = {"train": "train", "demo": "train", "serve": "server", "ui": "ui", "report": "eval"}   # the extra a command needs first
 
 def missing_extra(e: ImportError,          # what the command raised
