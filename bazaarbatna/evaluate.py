@@ -325,7 +325,7 @@ def run_tournament(arena: str,                 # arena name, e.g. "bazaar"
     keys = [(arena, j["task"], j["policy"], j["seed"]) for j in jobs]
     return {"records": [done[k] for k in keys if k in done], "new": len(new), "errors": errors}
 
-# %% ../nbs/30_evaluate.ipynb #f721d607
+# %% ../nbs/30_evaluate.ipynb #291598f4
 def play_jobs_shipped(jobs: list[dict],  # one unit (`play_jobs`), whose `out_dir` may be on another machine
                      ) -> tuple[list[dict], dict]:  # (its records, {transcript path relative to out_dir: text})
     "`play_jobs` where the driver's disk may be out of reach: transcripts come back as text for the driver to write."
@@ -346,7 +346,7 @@ def write_shipped(out_dir, files: dict) -> None:
         p = Path(out_dir) / rel; p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(p.name + ".tmp"); tmp.write_text(text); os.replace(tmp, p)
 
-# %% ../nbs/30_evaluate.ipynb #41e96fdc
+# %% ../nbs/30_evaluate.ipynb #ce7d181d
 class EpisodeWorker:
     "A Ray actor that plays tournament units; its process keeps each LLM policy it builds, so one model per worker."
     def play(self, jobs: list[dict]) -> tuple[list[dict], dict]: return play_jobs_shipped(jobs)
