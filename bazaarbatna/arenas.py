@@ -19,7 +19,7 @@ _loaded: dict = {}
 
 def get_arena(name: str,  # "bazaar" or "market"
              ) -> SimpleNamespace:
-    "The arena's public names: `TASKS`, `make_env`, `ACTION_SCHEMA`, `REWARD_TABLE`, `render_observation`, `POLICIES`, `POLICY_DOCS`."
+    "The arena's public names: `TASKS`, `make_env`, `ACTION_SCHEMA`, `REWARD_TABLE`, `render_observation`, `POLICIES`, `POLICY_DOCS`, `REFERENCES`."
     if name not in ARENAS: raise ValueError(f"unknown arena {name!r}; choose one of {sorted(ARENAS)}")
     if name not in _loaded:
         env = importlib.import_module(ARENAS[name] + ".env")
@@ -27,7 +27,8 @@ def get_arena(name: str,  # "bazaar" or "market"
         _loaded[name] = SimpleNamespace(
             name=name, TASKS=env.TASKS, make_env=env.make_env, ACTION_SCHEMA=env.ACTION_SCHEMA,
             REWARD_TABLE=env.REWARD_TABLE, render_observation=env.render_observation,
-            POLICIES=pol.POLICIES, POLICY_DOCS=pol.POLICY_DOCS, env_module=env, policies_module=pol)
+            POLICIES=pol.POLICIES, POLICY_DOCS=pol.POLICY_DOCS, REFERENCES=getattr(pol, "REFERENCES", {}),
+            env_module=env, policies_module=pol)
     return _loaded[name]
 
 # %% ../nbs/05_arenas.ipynb #31820160
@@ -44,10 +45,12 @@ def make_env(arena: str, task: str, seed: int = 0, **overrides):
     return get_arena(arena).make_env(task, seed=seed, **overrides)
 
 def make_policy(arena: str, name: str, **kw):
-    "A policy by name; `llm` and `llm:<model>` build the LLM policy from `bazaarbatna.agents`."
+    "A policy by name (a scripted one, or a reference such as `oracle`); `llm` and `llm:<model>` build the LLM policy from `bazaarbatna.agents`."
     a = get_arena(arena)
     if name == "llm" or name.startswith("llm:"):
         from bazaarbatna.agents import LLMPolicy
         return LLMPolicy(arena=arena, model=name.partition(":")[2] or kw.pop("model", "embedded"), **kw)
-    if name not in a.POLICIES: raise ValueError(f"unknown {arena} policy {name!r}; choose one of {sorted(a.POLICIES)} or 'llm[:model]'")
+    if name in a.REFERENCES: return a.REFERENCES[name](**kw)
+    if name not in a.POLICIES: raise ValueError(f"unknown {arena} policy {name!r}; choose one of {sorted(a.POLICIES)}, a reference {sorted(a.REFERENCES)} or 'llm[:model]'")
     return a.POLICIES[name](**kw)
+

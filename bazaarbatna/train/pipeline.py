@@ -12,8 +12,9 @@ from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
 __all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe',
-           'evaluate_models', 'weights_fingerprint', 'write_part', 'read_part', 'best_scripted', 'eval_table',
-           'reward_trajectory', 'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout', 'bench_checkpoint']
+           'evaluate_models', 'compare', 'weights_fingerprint', 'write_part', 'read_part', 'best_scripted',
+           'eval_table', 'reward_trajectory', 'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout',
+           'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -70,65 +71,80 @@ def load_recipe(name_or_path: str) -> dict:
 def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl and summary.json go
                     models: dict,            # label -> model name / adapter folder, e.g. {"base": "embedded"}
                     arenas=("bazaar", "market"),
-                    n_seeds: int = 20,       # held-out seeds per task
+                    n_seeds: int = 20,       # seeds per task, the first of the `split` range
                     tasks: dict | None = None,   # arena -> task names (default: all)
-                    scripted=True,           # also run every scripted policy
+                    scripted=True,           # also run every scripted policy and the references (`tuned`, `oracle`)
                     max_new_tokens: int = 64,
                     progress: bool = True,
                     compact: bool = False,   # compact prompts (as the models were trained)
                     n_transcripts: int = 3,  # seeds per task whose LLM transcripts are saved (for before/after pairs)
                     split: str = "eval",     # "eval": the validation seeds (choosing recipes); "test": the test seeds (a record, once)
+                    task_seeds: dict | None = None,  # arena -> {task: seeds}, instead of the split's (e.g. the seeds GRPO trained on)
                    ) -> dict:
-    """Play LLM stages and the scripted field on eval seeds; write records and a summary per arena. Each stage's episodes of
-    a task are kept in `eval/<arena>/parts/` as they finish, so a run cut short (a Colab disconnect) resumes there."""
+    """Play LLM stages and the scripted field on each task's seeds; write records and a summary per arena, pooled and per
+    task. Each stage's episodes of a task are kept in `eval/<arena>/parts/` as they finish, so a run cut short (a Colab
+    disconnect) resumes there."""
     from bazaarbatna.arenas import get_arena
     from bazaarbatna.agents import LLMPolicy, rollout_batch, release_policy_model
     from bazaarbatna.core import Transcript
-    from bazaarbatna.evaluate import SEED_RANGES, summarize, paired_difference, save_transcript, _stem
+    from bazaarbatna.evaluate import SEED_RANGES, summarize, save_transcript, _stem
     if split not in EVAL_SPLITS: raise ValueError(f"split must be one of {list(EVAL_SPLITS)}, got {split!r}")
-    seeds = list(SEED_RANGES[split][:n_seeds])
     out = {}
     for arena in arenas:
         a = get_arena(arena)
-        ts = (tasks or {}).get(arena) or list(a.TASKS)
+        given = (task_seeds or {}).get(arena)
+        ts = list(given) if given else (tasks or {}).get(arena) or list(a.TASKS)
+        seeds_of = {t: [int(x) for x in given[t]] for t in ts} if given else {t: list(SEED_RANGES[split][:n_seeds]) for t in ts}
         recs, d = [], Path(out_dir) / "eval" / arena
         for label, m in models.items():
-            pol, key = None, {"model": weights_fingerprint(m), "seeds": seeds, "compact": compact, "max_new_tokens": max_new_tokens}
+            pol = None
             for t in ts:
+                key = {"model": weights_fingerprint(m), "seeds": seeds_of[t], "compact": compact, "max_new_tokens": max_new_tokens}
                 part = d / "parts" / f"{label.replace('/', '_')}__{t}.json"
                 done = read_part(part, key)
                 if done is None:
                     pol = pol or LLMPolicy(arena, model=m, temperature=0.0, max_new_tokens=max_new_tokens, name=label, compact=compact)
-                    done = rollout_batch(arena, t, seeds, pol, progress=progress, policy_name=label, keep_transcripts=True)
+                    done = rollout_batch(arena, t, seeds_of[t], pol, progress=progress, policy_name=label, keep_transcripts=True)
                     write_part(part, key, done)
                 recs += done
             if pol is not None: del pol; release_policy_model(m)   # one stage's model in memory at a time
         if scripted:
-            for pname in a.POLICIES:
-                for t in ts: recs += rollout_batch(arena, t, seeds, pname, progress=False, policy_name=pname, keep_transcripts=False)
+            for pname in [*a.POLICIES, *a.REFERENCES]:
+                for t in ts: recs += rollout_batch(arena, t, seeds_of[t], pname, progress=False, policy_name=pname, keep_transcripts=False)
         d.mkdir(parents=True, exist_ok=True)
-        for r in recs:   # transcripts of the first seeds only, as files next to the records
+        for r in recs:   # transcripts of each task's first seeds only, as files next to the records
             tr = r.pop("transcript", None)
-            if tr and r["seed"] in seeds[:n_transcripts]:
+            if tr and r["seed"] in seeds_of[r["task"]][:n_transcripts]:
                 stem = _stem(arena, r["task"], r["policy"], r["seed"])
                 save_transcript(Transcript.from_dict(tr), d / stem); r["transcript"] = stem + ".json"
         with open(d / "results.jsonl", "w") as f:
             for r in recs: f.write(json.dumps(r) + "\n")
-        rows = summarize(recs, by=("arena", "policy"))
-        labels = list(models)
-        paired = []
-        for x, y in zip(labels, labels[1:]):
-            try: paired.append({"a": y, "b": x, **paired_difference(recs, y, x)})
-            except Exception as e: paired.append({"a": y, "b": x, "error": str(e)})
-        best = best_scripted(rows, a.POLICIES) if scripted else None
-        for y in labels[1:] if best else ():   # each trained stage against the best scripted policy but the expert
-            paired.append({"a": y, "b": best, "field": True, **paired_difference(recs, y, best)})
-        summ = {"arena": arena, "compact": compact, "tasks": ts, "split": split, "seeds": [seeds[0], seeds[-1]], "n_seeds": len(seeds), "models": models,
-                "rows": rows, "paired": paired}
+        summ = {"arena": arena, "compact": compact, "tasks": ts, "split": "given" if given else split,
+                "seeds": [min(map(min, seeds_of.values())), max(map(max, seeds_of.values()))],
+                "n_seeds": len(seeds_of[ts[0]]) if len({len(v) for v in seeds_of.values()}) == 1 else None,
+                "n_episodes": {t: len(v) for t, v in seeds_of.items()}, "models": models,
+                **compare(recs, list(models), a.POLICIES if scripted else ())}
         atomic_write_json(d / "summary.json", summ)
         shutil.rmtree(d / "parts", ignore_errors=True)   # resume is for a run cut short: a finished one plays again
         out[arena] = summ
     return out
+
+def compare(recs: list[dict],   # episode records of the stages and the field
+            labels: list,       # the trained stages, in order (base first)
+            field=(),           # the arena's scripted policy names (empty: no field was played)
+           ) -> dict:
+    "Summary rows pooled and per task, and the paired differences: each stage against the one before, and the last against the expert and the best of the field, pooled and per task."
+    from bazaarbatna.evaluate import summarize, paired_difference
+    rows, task_rows = summarize(recs, by=("arena", "policy")), summarize(recs, by=("arena", "task", "policy"))
+    pairs = [(y, x, {}) for x, y in zip(labels, labels[1:])]
+    best = best_scripted(rows, field) if field else None
+    if best and len(labels) > 1: pairs += [(labels[-1], best, {"field": True}), (labels[-1], "expert", {})]
+    paired, paired_tasks = [], []
+    for y, x, extra in pairs:
+        paired.append({"a": y, "b": x, **extra, **paired_difference(recs, y, x)})
+        for t in sorted({r["task"] for r in recs}):
+            paired_tasks.append({"a": y, "b": x, "task": t, **extra, **paired_difference(recs, y, x, tasks=[t])})
+    return {"rows": rows, "task_rows": task_rows, "paired": paired, "paired_tasks": paired_tasks}
 
 def weights_fingerprint(model) -> str:
     "A model's identity for resuming an evaluation: its name, and for a local folder its weight files' sizes and times."
@@ -154,20 +170,32 @@ def best_scripted(rows: list[dict],   # `summarize` rows, by policy
     field = [r for r in rows if r["policy"] in names and r["policy"] != "expert"]
     return max(field, key=lambda r: r["reward_mean"])["policy"] if field else None
 
+def _diff_line(d: dict) -> str:
+    "One paired difference as the printed line."
+    if "error" in d: return f"{d['a']} - {d['b']}: {d['error']}"
+    lo, hi = d.get("ci_lo"), d.get("ci_hi")
+    ex = "excludes 0" if lo is not None and (lo > 0 or hi < 0) else "includes 0"
+    return (f"{d['a']} - {d['b']}{' (the best scripted policy but the expert)' if d.get('field') else ''}: reward {d['mean_diff']:+.3f}, "
+            f"95% CI [{lo:+.3f}, {hi:+.3f}] ({ex}); wins/ties/losses {d['wins']}/{d['ties']}/{d['losses']} over {d['n']} paired episodes")
+
 def eval_table(summary: dict) -> str:
-    "The printed comparison of an `evaluate_models` summary: stages and scripted field, then paired gains."
+    "The printed comparison of an `evaluate_models` summary: stages and field pooled over tasks, the mean reward per task, the paired gains."
     from bazaarbatna.evaluate import display_rows, format_table
+    models = list(summary["models"])
     rows = sorted(summary["rows"], key=lambda r: (r["policy"] not in summary["models"], -r["reward_mean"]))
     cols = ["policy", "n", "reward", "reward 95% CI", "utility", "deal", "json ok"]
-    which = {"eval": "validation", "test": "test"}.get(summary.get("split", "eval"), "held-out")
-    out = [f"{summary['arena']}: tasks {', '.join(summary['tasks'])}, {summary['n_seeds']} {which} seeds each",
-           format_table(display_rows(rows), cols)]
-    for d in summary.get("paired", []):
-        if "error" in d: out.append(f"{d['a']} - {d['b']}: {d['error']}"); continue
-        lo, hi = d.get("ci_lo"), d.get("ci_hi")
-        ex = "excludes 0" if lo is not None and (lo > 0 or hi < 0) else "includes 0"
-        out.append(f"{d['a']} - {d['b']}{' (the best scripted policy but the expert)' if d.get('field') else ''}: reward {d['mean_diff']:+.3f}, 95% CI [{lo:+.3f}, {hi:+.3f}] ({ex}); "
-                   f"wins/ties/losses {d['wins']}/{d['ties']}/{d['losses']} over {d['n']} paired episodes")
+    which = {"eval": "validation", "test": "test", "given": "given"}.get(summary.get("split", "eval"), "held-out")
+    n = f"{summary['n_seeds']} {which} seeds each" if summary.get("n_seeds") else f"{which} seeds"
+    out = [f"{summary['arena']}: tasks {', '.join(summary['tasks'])}, {n}", "", "pooled over tasks:", format_table(display_rows(rows), cols)]
+    if summary.get("task_rows") and len(summary["tasks"]) > 1:
+        mean = {(r["task"], r["policy"]): r["reward_mean"] for r in summary["task_rows"]}
+        shown = models + [p for p in ("expert", "tuned", "oracle") if any(k[1] == p for k in mean)]
+        table = [{"task": t, **{p: mean.get((t, p), math.nan) for p in shown}} for t in summary["tasks"]]
+        out += ["", "mean reward per task:", format_table(table, ["task", *shown], floatfmt="+.3f")]
+    out += ["", "paired differences, pooled over tasks:"] + [_diff_line(d) for d in summary.get("paired", [])]
+    if len(models) > 1 and summary.get("paired_tasks"):
+        y, x = models[-1], models[-2]
+        out += ["", f"{y} - {x}, per task:"] + [f"  {d['task']}: " + _diff_line(d) for d in summary["paired_tasks"] if (d["a"], d["b"]) == (y, x)]
     return "\n".join(out)
 
 # %% ../../nbs/55_train_pipeline.ipynb #55f2cbcc
