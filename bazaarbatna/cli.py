@@ -11,8 +11,8 @@ import argparse, contextlib, json, sys, time
 
 # %% auto #0
 __all__ = ['EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval',
-           'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'cmd_ui', 'build_parser',
-           'missing_extra', 'install_hint', 'main']
+           'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'cmd_ui', 'cmd_fit_tuned',
+           'build_parser', 'missing_extra', 'install_hint', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -158,6 +158,13 @@ def cmd_ui(args):
     from bazaarbatna.ui import serve_app
     return serve_app(port=args.port, arena=args.arena, task=args.task, seed=args.seed, open_browser=not args.no_browser)
 
+# %% ../nbs/90_cli.ipynb #23b8fd9a
+def cmd_fit_tuned(args):
+    "Fit the bazaar `tuned` reference per task on training seeds and ship the parameters (`bazaar.policies.fit_tuned`)."
+    from bazaarbatna.bazaar.policies import fit_tuned
+    out = fit_tuned(n_seeds=args.seeds, n_trials=args.trials, write=not args.dry_run)
+    return {"tasks": out["tasks"], "mean_return": out["returns"], "written": not args.dry_run}
+
 # %% ../nbs/90_cli.ipynb #84b1bd37
 def build_parser() -> argparse.ArgumentParser:
     "The `bazaarbatna` argument parser."
@@ -177,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("eval", cmd_eval, "run a tournament; records under --out")
     s.add_argument("--arena", required=True, choices=["bazaar", "market"])
     s.add_argument("--tasks", default="all"); s.add_argument("--policies", default="all")
-    s.add_argument("--seeds", default="eval", help="eval | eval:N | train:N | ranges like 100000-100004")
+    s.add_argument("--seeds", default="eval", help="eval | eval:N (validation) | test:N | train:N | ranges like 100000-100004")
     s.add_argument("--out", required=True); s.add_argument("--workers", type=int)
     s.add_argument("--transcripts", default="all", help="all | none | K (the first K seeds)")
     s = add("report", cmd_report, "rebuild tables, figures and transcripts from the records in DIR (an evaluation or a training record)")
@@ -196,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--task", default="marketplace_arena", help="a single-deal bazaar task")
     s.add_argument("--budget-spread", type=float, default=.1, help="each buyer's budget: the task's budget x U(1 ± spread)")
     s.add_argument("--out", help="write arena.json, transcript.md and transcript.json here")
+    s = add("fit-tuned", cmd_fit_tuned, "fit the bazaar's tuned reference per task on training seeds and ship it")
+    s.add_argument("--trials", type=int, default=200); s.add_argument("--seeds", type=int, default=32, help="training seeds per trial")
+    s.add_argument("--dry-run", action="store_true", help="print the fit, ship nothing")
     s = add("serve", cmd_serve, "run the OpenEnv server for both arenas")
     s.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to accept outside connections")
     s.add_argument("--port", type=int, default=8000); s.add_argument("--max-sessions", type=int, default=64)
