@@ -16,8 +16,8 @@ from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
 __all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF',
-           'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'episode_advantages', 'play_groups',
-           'episode_batch', 'episode_trainer_class', 'State', 'check_last_rounds', 'collect_states',
+           'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'trained_groups', 'episode_advantages',
+           'play_groups', 'episode_batch', 'episode_trainer_class', 'State', 'check_last_rounds', 'collect_states',
            'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score', 'EnvReward',
            'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'episode_return', 'train_grpo']
 
@@ -66,6 +66,14 @@ def episode_rows(mix: dict,          # arena -> {task: weight} (`task_weights`)
         obs = get_arena(ar).make_env(t, seed=s).reset(seed=s)
         rows.append({"prompt": build_messages(ar, obs, compact=compact), "arena": ar, "task": t, "seed": s})
     return rows
+
+def trained_groups(rows: list[dict]) -> dict:
+    "arena -> {task: seeds}: the (task, seed) groups of a run's rows (TRL plays every row once, in its own order)."
+    out: dict = {}
+    for r in rows:
+        seeds = out.setdefault(r["arena"], {}).setdefault(r["task"], [])
+        if r["seed"] not in seeds: seeds.append(r["seed"])
+    return out
 
 # %% ../../nbs/53_train_grpo.ipynb #2082e5d2
 def _std(xs: list) -> float:
@@ -581,5 +589,6 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
     final = save_adapter(tr, tok, stage_dir / "final", compact, stage="grpo", arenas=list(arenas))
     return {"stage": "grpo", "mode": EPISODE, "adapter": final, "steps": checkpoint_step(stage_dir), "seconds": round(time.time() - t0, 1),
             "curve": str(curve_path(out, "grpo")), "profile": p.name, "num_generations": G, "groups_per_step": prompts_per_step,
-            "tasks": mix, "n_seeds": n_seeds, "temperature": temperature, "scale_rewards": scale_rewards, "advantage": advantage,
+            "tasks": mix, "n_seeds": n_seeds, "groups": trained_groups(rows),
+            "temperature": temperature, "scale_rewards": scale_rewards, "advantage": advantage,
             "beta": beta, "vllm": False, "seed": seed}

@@ -11,10 +11,10 @@ from pathlib import Path
 from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
-__all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe',
-           'evaluate_models', 'compare', 'weights_fingerprint', 'write_part', 'read_part', 'best_scripted',
-           'eval_table', 'reward_trajectory', 'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout',
-           'bench_checkpoint']
+__all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'recipes_dir', 'check_recipe',
+           'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint', 'write_part', 'read_part',
+           'best_scripted', 'eval_table', 'reward_trajectory', 'plot_dashboard', 'run_pipeline', 'note_run', 'verdict',
+           'bench_rollout', 'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -32,7 +32,7 @@ RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level
              "advantage", "max_episode_steps",                                                        # episode mode
              "max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"},  # decision mode
     "dpo": {"enabled", "steps", "n_seeds", "beta", "learning_rate"},
-    "eval": {"seeds", "split"},
+    "eval": {"seeds", "split", "train_check"},
 }
 DECISION_ONLY = {"max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"}   # [grpo] keys of mode "decision"
 EVAL_SPLITS = ("eval", "test")   # [eval] split: the validation seeds (choosing recipes) or the test seeds (a record, once)
@@ -351,8 +351,19 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                              max_new_tokens=max(64, p.max_completion_len))   # a reply as long as the stages were trained to write
         res["eval"] = {a: str(out / "eval" / a / "summary.json") for a in ev}
         for a in ev: print("\n" + eval_table(ev[a]), flush=True)
+        groups = ((res.get("grpo") or read_json(out / "pipeline.json", {}).get("grpo") or {}).get("groups")
+                  if rec.get("eval", {}).get("train_check") and grpo_dir.exists() else None)
+        if groups:   # the sanity check of an RL loop: on the very seeds it trained on, did GRPO raise the return it optimized?
+            start = {"sft": models["sft+dagger" if "sft+dagger" in models else "sft"]} if "sft" in models else {"base": model}
+            tc = evaluate_models(out / "train_check", {**start, "sft+grpo": str(grpo_dir)}, [a for a in arenas if a in groups],
+                                 task_seeds=groups, scripted=False, compact=compact, max_new_tokens=max(64, p.max_completion_len))
+            res["train_check"] = {a: str(out / "train_check" / "eval" / a / "summary.json") for a in tc}
+            for a in tc: print("\nOn the seeds GRPO trained on (greedy):\n" + eval_table(tc[a]), flush=True)
     if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo", "dpo")):
         plot_dashboard(out); res["dashboard"] = str(out / "dashboard.png")
+    if stage in ("eval", "all") and "eval" in res:
+        res["verdict"] = {a: verdict(read_json(out / "eval" / a / "summary.json"), read_json(curve_path(out, "grpo"), [])) for a in res["eval"]}
+        for a, v in res["verdict"].items(): print(f"\n{a}, in plain words:\n" + "\n".join("  - " + x["line"] for x in v), flush=True)
     note_run(out, res)
     return res
 
@@ -362,6 +373,35 @@ def note_run(out, res: dict) -> dict:
     merged = {**(read_json(path) if path.exists() else {}), **res}
     atomic_write_json(path, merged)
     return merged
+
+# %% ../../nbs/55_train_pipeline.ipynb #6065b4b7
+VALID_JSON_GOAL = 0.95   # the share of replies an SFT model writes as one valid JSON object
+
+def verdict(summary: dict,   # an `evaluate_models` summary of one arena
+            grpo: list,      # the GRPO curve records (empty when the run had no GRPO)
+           ) -> list[dict]:  # one {"goal", "met", "line"} per goal
+    "The run's result against its goals, each in one plain line."
+    rows = {r["policy"]: r for r in summary["rows"]}
+    pair = {(d["a"], d["b"]): d for d in summary.get("paired", []) if "error" not in d}
+    out = []
+    if "sft" in rows:
+        v = rows["sft"]["valid_json_rate"]
+        out.append({"goal": "sft_valid_json", "met": v >= VALID_JSON_GOAL,
+                    "line": f"SFT writes valid JSON in {v:.0%} of its replies (goal: at least {VALID_JSON_GOAL:.0%}): {'met' if v >= VALID_JSON_GOAL else 'NOT met'}."})
+    for a, b, what in (("sft", "base", "SFT beats the base model"), ("sft+grpo", "sft", "GRPO improves on SFT")):
+        if (d := pair.get((a, b))) is None: continue
+        met = d["ci_lo"] > 0
+        out.append({"goal": f"{a}_over_{b}", "met": met,
+                    "line": f"{what}: {d['mean_diff']:+.3f} reward per episode, 95% CI [{d['ci_lo']:+.3f}, {d['ci_hi']:+.3f}] over {d['n']} paired episodes: "
+                            + ("yes, the CI is above 0." if met else "NOT shown, the CI includes 0." if d["ci_hi"] >= 0 else "NO, it is worse (the CI is below 0).")})
+    steps = [r for r in grpo if not r.get("event") and "reward" in r]
+    if len(steps) >= 2:
+        h = len(steps) // 2
+        first, second = (sum(r["reward"] for r in x) / len(x) for x in (steps[:h], steps[h:]))
+        out.append({"goal": "grpo_return_rising", "met": second > first,
+                    "line": f"GRPO's training return (mean episode return per step) went from {first:+.3f} in the first {h} steps to "
+                            f"{second:+.3f} in the last {len(steps) - h}: " + ("rising." if second > first else "NOT rising.")})
+    return out
 
 # %% ../../nbs/55_train_pipeline.ipynb #a945ffce
 def bench_rollout(arena: str = "bazaar", model: str = "embedded", task: str | None = None,
