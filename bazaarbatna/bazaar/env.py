@@ -224,6 +224,7 @@ def _fast_parse(a) -> dict | None:
 
 class BazaarEnv:
     "The bazaar buyer environment (see the module docs for observations, actions and rewards)."
+    action_schema = ACTION_SCHEMA
 
     def __init__(self, task: TaskConfig, seed: int = 0, seller=None):
         self.task = task
@@ -513,6 +514,7 @@ def seller_bonus(price: float, reservation: float, ask: float) -> float:
 
 class HumanSellerEnv(BazaarEnv):
     "A human (the agent of this env) plays the seller against a buyer policy."
+    action_schema = SELLER_ACTION_SCHEMA
 
     def __init__(self, task: TaskConfig, seed: int = 0, buyer="expert"):
         if isinstance(buyer, str):
