@@ -154,11 +154,31 @@ def episode_trainer_class():
 
     class EpisodeGRPOTrainer(GRPOTrainer):
         "GRPO on whole episodes: each dataset row is a (task, seed) whose group of `num_generations` episodes is played live."
-        def setup_episodes(self, policies: dict, advantage: str = "episode", max_steps: int = 200, sampling_seed: int = 0):
-            "The batched policies that play each arena (the model in training behind them), and how episodes are scored."
+        def setup_episodes(self, policies: dict, advantage: str = "episode", max_steps: int = 200, sampling_seed: int = 0,
+                           rows_per_backward: int = 32):
+            "The batched policies that play each arena (the model in training behind them), how episodes are scored, and the backward's chunk size."
             if advantage not in ADVANTAGES: raise ValueError(f"unknown advantage {advantage!r}; choose one of {list(ADVANTAGES)}")
+            if not is_count(rows_per_backward): raise ValueError(f"rows_per_backward must be a whole number >= 1, got {rows_per_backward!r}")
             self.episode_policies, self.advantage, self.max_episode_steps, self.sampling_seed = policies, advantage, max_steps, sampling_seed
+            self.rows_per_backward = rows_per_backward
             self.played = []   # the last step's groups (their records), for inspection
+
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            """TRL's loss, its backward taken `rows_per_backward` rows at a time: a step's batch has as many rows as the
+            episodes had decisions (a group of ten-deal careers, hundreds), and one backward over all of them would hold
+            every row's activations at once. All chunks but the last are backpropagated here, the last by the trainer;
+            each is weighted so the gradients sum to the whole batch's."""
+            n, k = inputs["prompt_ids"].size(0), self.rows_per_backward
+            if return_outputs or not model.training or n <= k: return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            tokens = inputs["completion_mask"].sum()
+            done = 0.0
+            for a in range(0, n, k):
+                part = {key: (v[a:a + k] if torch.is_tensor(v) and v.dim() > 0 and v.size(0) == n else v) for key, v in inputs.items()}
+                share = {"bnpo": part["completion_mask"].sum() / tokens}.get(self.loss_type, 1.0 if self.loss_type in ("dapo", "cispo", "vespo") else part["prompt_ids"].size(0) / n)
+                loss = super().compute_loss(model, part, False, num_items_in_batch) * share
+                if a + k >= n: return loss + done
+                self.accelerator.backward(loss)
+                done = done + loss.detach()
 
         def play(self, rows: list) -> list:
             "Every row's group of episodes, one arena at a time, sampled with a seed fixed by the step (a resumed run replays it)."
@@ -526,6 +546,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                mode: str = EPISODE,            # "episode": whole episodes; "decision": one reply scored by a continuation (the older design)
                advantage: str = "episode",     # episode mode: a decision's advantage from its "episode" return or its "reward_to_go"
                max_episode_steps: int = 200,   # episode mode: safety cap on one episode's steps
+               rows_per_backward: int = 32,    # episode mode: replies per backward pass (memory; the gradient is the whole step's)
                max_per_episode: int = 6,       # decision mode: decision points per training episode
                continuation: str = CONTINUATION,  # decision mode: how a scored move's episode is finished: a policy name, `HOLD`, `IDLE` or `SELF`
                on_policy_states: bool = False,    # decision mode: states from the starting model's own greedy rollouts instead of the expert's
@@ -561,14 +582,14 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     run = dict(out=Path(out_dir), m=m, tok=tok, peft_cfg=peft_cfg, p=p, G=G, arenas=tuple(arenas), steps=steps, prompts_per_step=prompts_per_step,
                temperature=temperature, scale_rewards=scale_rewards, beta=beta, n_seeds=n_seeds, compact=compact, resume=resume, keep=keep,
                hub_repo=hub_repo, seed=seed, kw=kw)
-    if mode == EPISODE: return _train_episodes(**run, mix=mix, advantage=advantage, max_episode_steps=max_episode_steps)
+    if mode == EPISODE: return _train_episodes(**run, mix=mix, advantage=advantage, max_episode_steps=max_episode_steps, rows_per_backward=rows_per_backward)
     return _train_decisions(**run, tasks=tasks, max_per_episode=max_per_episode, continuation=continuation, on_policy_states=on_policy_states,
                             last_rounds=last_rounds, recollect_every=recollect_every, vllm=vllm)
 
 GRPO_SEED_OFFSET = 1000   # GRPO's training seeds start here in TRAIN_SEEDS, apart from the seeds SFT learned from
 
 def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step, temperature, scale_rewards, beta, n_seeds,
-                    compact, resume, keep, hub_repo, seed, kw, mix, advantage, max_episode_steps) -> dict:
+                    compact, resume, keep, hub_repo, seed, kw, mix, advantage, max_episode_steps, rows_per_backward=32) -> dict:
     "Episode-mode GRPO (see `train_grpo`)."
     from datasets import Dataset
     from trl import GRPOConfig
@@ -582,7 +603,7 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
                                  processing_class=tok, peft_config=peft_cfg)
     tr.setup_episodes({ar: LLMPolicy(ar, model=tr.model, tokenizer=tok, temperature=temperature, top_p=1.0, max_new_tokens=p.max_completion_len,
                                      compact=compact, batch_size=G * prompts_per_step, keep_ids=True) for ar in arenas},
-                      advantage, max_episode_steps, sampling_seed=seed)
+                      advantage, max_episode_steps, sampling_seed=seed, rows_per_backward=rows_per_backward)
     t0 = time.time()
     train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
                     extra={"profile": p.name, "mode": EPISODE})

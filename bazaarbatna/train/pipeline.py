@@ -13,8 +13,8 @@ from .checkpoints import read_json, atomic_write_json, curve_path
 # %% auto #0
 __all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'recipes_dir', 'check_recipe',
            'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint', 'write_part', 'read_part',
-           'best_scripted', 'eval_table', 'reward_trajectory', 'plot_dashboard', 'run_pipeline', 'note_run', 'verdict',
-           'bench_rollout', 'bench_checkpoint']
+           'best_scripted', 'eval_table', 'reward_trajectory', 'plot_dashboard', 'library_versions', 'run_pipeline',
+           'note_run', 'verdict', 'bench_rollout', 'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -29,7 +29,7 @@ RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level
     "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "max_per_task", "closing_repeats"},
     "dagger": {"steps", "learning_rate"},
     "grpo": {"mode", "steps", "prompts_per_step", "learning_rate", "n_seeds", "temperature", "scale_rewards", "beta", "tasks",
-             "advantage", "max_episode_steps",                                                        # episode mode
+             "advantage", "max_episode_steps", "rows_per_backward",                                   # episode mode
              "max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"},  # decision mode
     "dpo": {"enabled", "steps", "n_seeds", "beta", "learning_rate"},
     "eval": {"seeds", "split", "train_check"},
@@ -265,6 +265,16 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
     if out: fig.savefig(run_dir / out, dpi=90)
     return fig
 
+# %% ../../nbs/55_train_pipeline.ipynb #86db80e8
+def library_versions() -> dict:
+    "The versions of what a run depends on (noted in pipeline.json: a record says which stack made it)."
+    from importlib.metadata import version, PackageNotFoundError
+    out = {}
+    for name in ("bazaarbatna", "torch", "transformers", "trl", "peft", "accelerate", "datasets"):
+        try: out[name] = version(name)
+        except PackageNotFoundError: pass
+    return out
+
 # %% ../../nbs/55_train_pipeline.ipynb #8a37806f
 STAGES = ("sft", "dagger", "grpo", "dpo", "eval", "all")   # in the order "all" runs them (dagger and dpo when the recipe asks)
 
@@ -295,7 +305,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     compact = bool(rec.get("compact", False))  # prompt style, the same for every stage
     seed = rec.get("seed", 0)                  # the training seed of every stage
     res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
-           "out_dir": str(out), "compact": compact, "seed": seed}
+           "out_dir": str(out), "compact": compact, "seed": seed, "versions": library_versions()}
     def say(msg): print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
     sft_dir, dagger_dir, grpo_dir, dpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo", "dpo"))
     sr, dg = rec.get("sft", {}), rec.get("dagger")
@@ -326,6 +336,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                                  n_seeds=g.get("n_seeds", 4), resume=resume, hub_repo=hub_repo,
                                  tasks=g.get("tasks", rec.get("train_tasks")), compact=compact, mode=g.get("mode", "episode"),
                                  advantage=g.get("advantage", "episode"), max_episode_steps=g.get("max_episode_steps", 200),
+                                 rows_per_backward=g.get("rows_per_backward", 32),
                                  max_per_episode=g.get("max_per_episode", 6), continuation=g.get("continuation", CONTINUATION),
                                  temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
                                  on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0),
