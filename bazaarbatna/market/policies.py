@@ -9,7 +9,7 @@ from __future__ import annotations
 from operator import itemgetter
 from ..core import make_rng
 from .env import make_env, TASKS
-from .world import _round
+from .world import _round, MISSED_DEADLINE
 
 # %% auto #0
 __all__ = ['POLICIES', 'POLICY_DOCS', 'open_jobs', 'job_rates', 'useful_worth', 'energy', 'sell_ask', 'buy_bid', 'runnable',
@@ -28,26 +28,32 @@ def open_jobs(obs: dict) -> list:
 
 _deadline = itemgetter("deadline")   # a C key function: no Python call per job
 
-def job_rates(obs: dict, jobs: list | None = None) -> list:
+def job_rates(obs: dict, jobs: list | None = None,
+              reach: bool = False,  # count only what the lab holds or pools and exchange blocks its budget pays for
+             ) -> list:
     """(min reliability, GPU-hours still needed, value per GPU-hour it can still earn, job) per open job. A job the
-    market cannot cover in full (blocks reliable enough with hours left, not pooled in another lab's coalition) earns
-    only its partial credit: hours run on it are worth `partial_credit` of the full rate."""
+    market cannot cover in full (blocks reliable enough with hours left, not pooled in another lab's coalition) will
+    close undone: hours run on it are worth its partial credit plus the charge they save, `partial_credit +
+    MISSED_DEADLINE` of the full rate."""
     if jobs is None: jobs = open_jobs(obs)
     if not jobs: return []
-    blocks, pools = obs["blocks"], None
+    blocks, pools, me = obs["blocks"], None, obs["lab"]
     if obs["coalitions"]:
         pools = set()
         for c in obs["coalitions"]: pools.add(c["id"])
     out = []
     for j in jobs:
         mr, gh = j["min_reliability"], j["gpu_hours"]
-        need, have = gh - j["done_hours"], 0
+        need, have, money = gh - j["done_hours"], 0, obs["budget"]
         for b in blocks:              # the observation lists blocks with hours left only
             if b["reliability"] >= mr and (not b["pool"] or (pools is not None and b["pool"] in pools)):
+                if reach and not b["pool"] and b["owner"] != me:   # another's block: only the exchange's, if affordable
+                    if b["owner"] != "exchange" or b["price"] > money: continue
+                    money -= b["price"]
                 have += b["hours_left"]
                 if have >= need: break
         rate = j["value"] / gh
-        out.append((mr, need, rate if have >= need else rate * j["partial_credit"], j))
+        out.append((mr, need, rate if have >= need else rate * (j["partial_credit"] + MISSED_DEADLINE), j))
     return out
 
 def useful_worth(obs: dict, b: dict, jobs: list | None = None) -> tuple:
@@ -188,11 +194,13 @@ class NoNegotiation(_Base):
         a = _allocate(obs)
         if a: return a
         jobs = open_jobs(obs)
+        rates, e, budget = job_rates(obs, jobs, reach=True), obs["market"]["energy_price"], obs["budget"]
         best, bv = None, 0.
         for b in obs["blocks"]:
-            if b["owner"] == "exchange" and b["price"] <= obs["budget"]:
-                v = useful_worth(obs, b, jobs)[0] - b["price"]
-                if v > bv: best, bv = b, v
+            if b["owner"] == "exchange" and not b["pool"] and b["price"] <= budget:
+                w, en = _worth_energy(b, rates, e)
+                if b["price"] + en > budget: continue   # it could not pay to run it
+                if w - b["price"] > bv: best, bv = b, w - b["price"]
         if best: return {"action": "reserve_capacity", "block": best["id"]}
         return {"action": "finish"} if not jobs else {"action": "wait"}
 
