@@ -6,7 +6,8 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_env.html.md"""
 
 # %% ../../nbs/23_market_env.ipynb #e7fefcc3
 from __future__ import annotations
-import copy, math, time
+import copy, math, pickle, random, time
+from fastcore.basics import patch
 from dataclasses import dataclass, asdict, field
 from ..core import (make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash)
@@ -924,6 +925,19 @@ def make_env(task: str = "market_round",  # a name in TASKS
         import dataclasses
         cfg = dataclasses.replace(cfg, **overrides)
     return MarketEnv(cfg, seed, **kw)
+
+# %% ../../nbs/23_market_env.ipynb #7b3e5c20
+@patch
+def fork(self: MarketEnv) -> MarketEnv:
+    "A copy to plan on: the same world, random stream and accounts, an empty transcript; playing it leaves this env untouched."
+    f = copy.copy(self)               # the configuration (task, judge, turn order, version) is shared: read-only
+    (f.w, f.invalid, f.last_error, f.pitched, f.stats, f.pre, f.pre_v, f.wealth0, f.norm, f.raw_return, f.clip_total,
+     f.stopped) = pickle.loads(pickle.dumps((self.w, self.invalid, self.last_error, self.pitched, self.stats, self.pre, self.pre_v,
+                                             self.wealth0, self.norm, self.raw_return, self.clip_total, self.stopped), 5))
+    f.rng = random.Random(); f.rng.setstate(self.rng.getstate())
+    f.views, f.fresh = _Views(), None
+    f.transcript = _Transcript(meta=dict(self.transcript.meta), turns=[])
+    return f
 
 # %% ../../nbs/23_market_env.ipynb #db4f56d8
 def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = "expert",
