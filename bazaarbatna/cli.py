@@ -160,10 +160,13 @@ def cmd_ui(args):
 
 # %% ../nbs/90_cli.ipynb #23b8fd9a
 def cmd_fit_tuned(args):
-    "Fit the bazaar `tuned` reference per task on training seeds and ship the parameters (`bazaar.policies.fit_tuned`)."
-    from bazaarbatna.bazaar.policies import fit_tuned
-    out = fit_tuned(n_seeds=args.seeds, n_trials=args.trials, write=not args.dry_run)
-    return {"tasks": out["tasks"], "mean_return": out["returns"], "written": not args.dry_run}
+    "Fit each arena's `tuned` reference per task on training seeds and ship the parameters (`<arena>.policies.fit_tuned`)."
+    import importlib
+    out, kw = {"arenas": {}, "written": not args.dry_run}, {k: v for k, v in (("n_seeds", args.seeds), ("n_trials", args.trials)) if v}
+    for a in (["bazaar", "market"] if args.arena == "all" else [args.arena]):   # each arena's own defaults unless given
+        fit = importlib.import_module(f"bazaarbatna.{a}.policies").fit_tuned(**kw, write=not args.dry_run)
+        out["arenas"][a] = {"tasks": fit["tasks"], "mean_return": fit["returns"]}
+    return out
 
 # %% ../nbs/90_cli.ipynb #84b1bd37
 def build_parser() -> argparse.ArgumentParser:
@@ -203,8 +206,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--task", default="marketplace_arena", help="a single-deal bazaar task")
     s.add_argument("--budget-spread", type=float, default=.1, help="each buyer's budget: the task's budget x U(1 ± spread)")
     s.add_argument("--out", help="write arena.json, transcript.md and transcript.json here")
-    s = add("fit-tuned", cmd_fit_tuned, "fit the bazaar's tuned reference per task on training seeds and ship it")
-    s.add_argument("--trials", type=int, default=200); s.add_argument("--seeds", type=int, default=32, help="training seeds per trial")
+    s = add("fit-tuned", cmd_fit_tuned, "fit the tuned references per task on training seeds and ship them")
+    s.add_argument("--arena", choices=["bazaar", "market", "all"], default="all")
+    s.add_argument("--trials", type=int, help="random draws per task (default: the arena's, 200 bazaar / 150 market)")
+    s.add_argument("--seeds", type=int, help="training seeds per trial (default: the arena's, 32 bazaar / 96 market)")
     s.add_argument("--dry-run", action="store_true", help="print the fit, ship nothing")
     s = add("serve", cmd_serve, "run the OpenEnv server for both arenas")
     s.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to accept outside connections")
