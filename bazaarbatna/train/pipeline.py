@@ -282,7 +282,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                  profile: str = "auto",         # profile name or "auto"
                  model: str | None = None,      # base model (default: the recipe's, e.g. the t4 recipe's 3B model)
                  arena: str = "all",            # "bazaar", "market" or "all" (alias "both")
-                 out_dir="training/runs/cpu-smollm2",
+                 out_dir="runs/cpu-smollm2",
                  steps: int | None = None,      # steps for a single stage (overrides the recipe)
                  sft_steps: int | None = None, grpo_steps: int | None = None, dpo_steps: int | None = None,
                  eval_seeds: int | None = None, # held-out seeds per task for the evaluation
