@@ -151,7 +151,11 @@ def test_report_rebuilds_the_scripted_field_by_replaying(arena, tmp_path):
 def test_training_is_a_product_not_a_lab_notebook():
     files = _tracked(ROOT / "training")
     assert len(files) <= 150, f"training/ tracks {len(files)} files (at most 150)"
-    assert sum(f.stat().st_size for f in files) <= 5 * 2**20, "training/ holds more than 5 MB"
+    adapters = [f for f in files if "adapters" in f.relative_to(ROOT).parts]   # a record's trained LoRA adapters
+    assert sum(f.stat().st_size for f in files if f not in adapters) <= 5 * 2**20, "training/ holds more than 5 MB besides the adapters"
+    for folder in {f.parent for f in adapters}:
+        assert sum(f.stat().st_size for f in folder.iterdir()) <= 10 * 2**20, f"{folder} is over 10 MB"
+        assert (folder / "adapter_config.json").exists() and (folder / "adapter_model.safetensors").exists(), folder
     assert (ROOT / "training" / "EXPERIMENTS.md").exists() and not (ROOT / "training" / "runs").exists()
     named = [f.relative_to(ROOT).as_posix() for f in files if re.search(r"(^|/)(v[0-9]+|trials-s[0-9]+)[-/_]", f.relative_to(ROOT).as_posix())]
     assert not named, f"files named after versions or sessions: {named}"
