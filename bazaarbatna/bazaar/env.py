@@ -18,8 +18,9 @@ from .tells import _tells_cached, SIGNALS
 
 # %% auto #0
 __all__ = ['TASKS', 'ACTION_SCHEMA', 'SHAPING_WEIGHT', 'NO_DEAL_PENALTY', 'LATE_DECAY', 'DIALOGUE_WINDOW', 'REWARD_TABLE',
-           'SELLER_ACTION_SCHEMA', 'TaskConfig', 'recent_dialogue', 'BazaarState', 'draw_deal', 'BazaarEnv', 'make_env',
-           'render_observation', 'seller_bonus', 'HumanSellerEnv', 'make_human_seller_env', 'gym_env', 'bench_steps']
+           'SELLER_ACTION_SCHEMA', 'TaskConfig', 'recent_dialogue', 'BazaarState', 'draw_deal', 'opponent_version',
+           'BazaarEnv', 'make_env', 'render_observation', 'seller_bonus', 'HumanSellerEnv', 'make_human_seller_env',
+           'gym_env', 'bench_steps']
 
 # %% ../../nbs/13_bazaar_env.ipynb #0a311962
 @dataclass(frozen=True)
@@ -222,6 +223,19 @@ def _fast_parse(a) -> dict | None:
     if name == "accept" or name == "walk": return a
     return None
 
+_VERSIONS: dict = {}   # (task, seller class, seller.version_key) -> opponent version
+
+def opponent_version(task: TaskConfig, seller) -> str:
+    "A hash of the task's and the seller's configs and the package version, computed once per config where the seller has a `version_key`."
+    key = getattr(seller, "version_key", None)
+    k = (task, type(seller), key)
+    try: v = _VERSIONS.get(k) if key is not None else None
+    except TypeError: key = v = None   # an override made the task unhashable (a list for a tuple): computed every time
+    if v is None:
+        v = version_hash({"task": task.describe(), "seller": seller.config()})
+        if key is not None: _VERSIONS[k] = v
+    return v
+
 class BazaarEnv:
     "The bazaar buyer environment (see the module docs for observations, actions and rewards)."
     action_schema = ACTION_SCHEMA
@@ -230,12 +244,9 @@ class BazaarEnv:
         self.task = task
         self.seller = _seller_for(task, seller if seller is not None else task.seller)
         self._wants_dialogue = getattr(self.seller, "wants_dialogue", True)  # rule sellers never read it
-        self.opponent_version = version_hash({"task": task.describe(), "seller": self.seller.config()})
-        self._seed = seed
-        self.s = BazaarState()
-        self.rng = self._v = None
-        self.transcript = Transcript()
-        self.reset(seed)
+        self.opponent_version = opponent_version(task, self.seller)
+        self._seed, self._v = seed, None
+        self.reset(seed)   # sets the state, the random stream and the transcript
 
     # -- episode lifecycle ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> dict:
@@ -617,11 +628,13 @@ def gym_env(task: str = "single_deal", seed: int = 0, **overrides):
     return gym_view(make_env(task, seed, **overrides))
 
 # %% ../../nbs/13_bazaar_env.ipynb #68ca5d65
-def _play(env, pol, seed: int, stop: float | None, max_steps: int | None) -> tuple:
-    "Whole episodes from `seed` on until `stop` (perf_counter) or `max_steps`: (steps, episodes, cpu s, wall s)."
+def _play(env, pol, seed: int, stop: float | None, max_steps: int | None, fresh: bool = False) -> tuple:
+    "Whole episodes from `seed` on until `stop` (perf_counter) or `max_steps`, with a `fresh` env each: (steps, episodes, cpu s, wall s)."
     steps = episodes = 0
+    task = env.task.name
     c0, t0 = time.process_time(), time.perf_counter()
     while True:
+        if fresh: env = make_env(task, seed)
         obs = env.reset(seed); pol.reset(seed); seed += 1
         done = False
         while not done:
@@ -631,14 +644,14 @@ def _play(env, pol, seed: int, stop: float | None, max_steps: int | None) -> tup
         if stop is not None and (episodes & 15) == 0 and time.perf_counter() > stop: break
     return steps, episodes, time.process_time() - c0, time.perf_counter() - t0
 
-def _bench_one(task: str, policy: str, seconds: float, warmup: float = 0.0) -> dict:
+def _bench_one(task: str, policy: str, seconds: float, warmup: float = 0.0, fresh: bool = True) -> dict:
     from bazaarbatna.bazaar.policies import POLICIES
     env, pol = make_env(task), POLICIES[policy]()
-    out = {"policy": policy}
+    out = {"policy": policy, "fresh_env": fresh}
     if warmup > 0:  # untimed, on seeds the timed run never uses
-        ws, we, wc, wt = _play(env, pol, 10**9, time.perf_counter() + warmup, None)
+        ws, we, wc, wt = _play(env, pol, 10**9, time.perf_counter() + warmup, None, fresh)
         out["warmup_steps_per_cpu_s"] = round(ws / max(wc, 1e-9))
-    steps, episodes, cpu, dt = _play(env, pol, 0, time.perf_counter() + seconds, None)
+    steps, episodes, cpu, dt = _play(env, pol, 0, time.perf_counter() + seconds, None, fresh)
     out.update({"steps_per_s": round(steps / dt), "steps_per_cpu_s": round(steps / max(cpu, 1e-9)),
                 "episodes": episodes, "steps": steps, "seconds": round(dt, 3), "cpu_seconds": round(cpu, 3)})
     return out
@@ -649,10 +662,13 @@ def bench_steps(seconds: float = 2.0,         # how long to time each buyer
                 expert: str | None = "expert",  # the rule expert, also measured (None: skip)
                 simple: str | None = "split_difference",  # a short-episode baseline, also measured (None: skip)
                 warmup: float = 0.5,           # untimed seconds per buyer first, to fill the memo tables
+                fresh: bool = True,            # a new env per episode (`make_env` + `reset`), as other arenas' benches measure
+                reused: bool = True,           # also time the headline buyer on one env reset per episode
                ) -> dict:
-    "Steady-state env steps per second (wall and process-CPU) with scripted buyers, policy time and resets included."
-    r = _bench_one(task, policy, seconds, warmup)
+    "Steady-state env steps per second (wall and process-CPU) with scripted buyers, policy time, env construction and resets included."
+    r = _bench_one(task, policy, seconds, warmup, fresh)
     out = {"steps_per_s": r["steps_per_s"], "steps_per_cpu_s": r["steps_per_cpu_s"], "task": task, **r}
-    if expert: out["expert"] = _bench_one(task, expert, seconds, warmup)
-    if simple: out["simple"] = _bench_one(task, simple, seconds, warmup)
+    if fresh and reused: out["reused_env"] = _bench_one(task, policy, seconds, warmup, False)
+    if expert: out["expert"] = _bench_one(task, expert, seconds, warmup, fresh)
+    if simple: out["simple"] = _bench_one(task, simple, seconds, warmup, fresh)
     return out

@@ -349,6 +349,7 @@ class RuleSeller:
     "The scripted seller: persona-, time-, inventory- and history-dependent concessions, under the guards."
     kind = "rule"
     wants_dialogue = False  # it never reads `SellerView.dialogue`, so the env need not build it
+    version_key = ("rule",) # stands for `config()` (built from this module's constants) when the env caches its version
 
     def config(self) -> dict: return {"kind": "rule", "personas": {k: repr(p) for k, p in PERSONAS.items()}, "leak_band": LEAK_BAND}
 
@@ -442,6 +443,9 @@ class LLMSeller:
     def config(self) -> dict:
         return {"kind": "llm", "model": self.model_name, "max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
                 "tries": self.tries, "moves": self._rule.config(), "leak_band": LEAK_BAND}
+
+    @property
+    def version_key(self) -> tuple: return ("llm", self.model_name, self.max_new_tokens, self.temperature, self.tries)
 
     def _load(self):
         if self._model is None:
