@@ -432,7 +432,9 @@ def headline(eval_dir,            # an evaluation folder: results.jsonl (and sum
     stages = [s for s in record_stages(eval_dir) if s in played]
     rows = summarize(recs, by=("policy",), n_boot=n_boot)
     rows = sorted(rows, key=lambda r: (r["policy"] not in stages, stages.index(r["policy"]) if r["policy"] in stages else -r["reward_mean"]))
-    field = [r for r in rows if r["policy"] not in stages and r["policy"] != "expert"]
+    from bazaarbatna.arenas import ARENAS, get_arena
+    refs = set(get_arena(recs[0]["arena"]).REFERENCES) if recs[0].get("arena") in ARENAS else set()   # headroom, not the field
+    field = [r for r in rows if r["policy"] not in stages and r["policy"] != "expert" and r["policy"] not in refs]
     best = max(field, key=lambda r: r["reward_mean"])["policy"] if field and stages else None
     pairs = [(b, a) for a, b in zip(stages, stages[1:])] + ([(s, best) for s in stages[1:] or stages] if best else [])
     paired = [{**paired_difference(recs, a, b, n_boot=n_boot), "best_scripted": b == best} for a, b in pairs]
