@@ -425,7 +425,7 @@ def headline(eval_dir,            # an evaluation folder: results.jsonl (and sum
              n_boot: int = 2000,
             ) -> dict:
     "Stages and scripted field with reward CIs, and each training step's paired difference, from the records alone."
-    from bazaarbatna.evaluate import summarize, paired_difference, seed_split
+    from bazaarbatna.evaluate import summarize, paired_difference, seed_split, best_scripted
     recs = read_records(eval_dir)
     if not recs: raise FileNotFoundError(f"no records in {Path(eval_dir) / RESULTS_FILE}")
     played = list(dict.fromkeys(r["policy"] for r in recs))
@@ -434,8 +434,7 @@ def headline(eval_dir,            # an evaluation folder: results.jsonl (and sum
     rows = sorted(rows, key=lambda r: (r["policy"] not in stages, stages.index(r["policy"]) if r["policy"] in stages else -r["reward_mean"]))
     from bazaarbatna.arenas import ARENAS, get_arena
     refs = set(get_arena(recs[0]["arena"]).REFERENCES) if recs[0].get("arena") in ARENAS else set()   # headroom, not the field
-    field = [r for r in rows if r["policy"] not in stages and r["policy"] != "expert" and r["policy"] not in refs]
-    best = max(field, key=lambda r: r["reward_mean"])["policy"] if field and stages else None
+    best = best_scripted(rows, [p for p in played if p not in stages and p not in refs]) if stages else None
     pairs = [(b, a) for a, b in zip(stages, stages[1:])] + ([(s, best) for s in stages[1:] or stages] if best else [])
     paired = [{**paired_difference(recs, a, b, n_boot=n_boot), "best_scripted": b == best} for a, b in pairs]
     seeds = sorted({int(r["seed"]) for r in recs})

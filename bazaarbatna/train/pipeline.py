@@ -8,13 +8,14 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/train_pipeline.html.md"""
 from __future__ import annotations
 import json, math, os, shutil, sys, time
 from pathlib import Path
+from ..evaluate import best_scripted
 from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
 __all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'recipes_dir', 'check_recipe',
-           'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint', 'write_part', 'read_part',
-           'best_scripted', 'eval_table', 'reward_trajectory', 'plot_dashboard', 'library_versions', 'run_pipeline',
-           'note_run', 'verdict', 'bench_rollout', 'bench_checkpoint']
+           'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint', 'write_part', 'read_part', 'eval_table',
+           'reward_trajectory', 'plot_dashboard', 'library_versions', 'run_pipeline', 'note_run', 'verdict',
+           'bench_rollout', 'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -163,13 +164,6 @@ def read_part(path: Path, key: dict) -> list | None:
     return part["records"] if part and part.get("key") == key else None
 
 # %% ../../nbs/55_train_pipeline.ipynb #b0afb719
-def best_scripted(rows: list[dict],   # `summarize` rows, by policy
-                  names,              # the arena's scripted policy names
-                 ) -> str | None:
-    "The scripted policy with the highest mean reward, the expert (the SFT teacher) left out."
-    field = [r for r in rows if r["policy"] in names and r["policy"] != "expert"]
-    return max(field, key=lambda r: r["reward_mean"])["policy"] if field else None
-
 def _diff_line(d: dict) -> str:
     "One paired difference as the printed line."
     if "error" in d: return f"{d['a']} - {d['b']}: {d['error']}"
