@@ -12,7 +12,7 @@ import argparse, contextlib, json, sys, time
 # %% auto #0
 __all__ = ['EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval',
            'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'cmd_ui', 'cmd_fit_tuned',
-           'build_parser', 'missing_extra', 'install_hint', 'main']
+           'cmd_headroom', 'build_parser', 'missing_extra', 'install_hint', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -168,6 +168,32 @@ def cmd_fit_tuned(args):
         out["arenas"][a] = {"tasks": fit["tasks"], "mean_return": fit["returns"]}
     return out
 
+# %% ../nbs/90_cli.ipynb #a4d4f948
+def _temperatures(spec: str) -> list[float]:
+    "'0.3,0.5' as a list of temperatures, each a finite number > 0."
+    try: ts = [float(x) for x in str(spec).split(",") if x.strip()]
+    except ValueError: raise ValueError(f"--temperatures must be numbers separated by commas, like 0.3,0.5,0.8; got {spec!r}") from None
+    if not ts or any(not (0 < t < float("inf")) for t in ts): raise ValueError(f"--temperatures must be finite numbers > 0; got {spec!r}")
+    return ts
+
+def cmd_headroom(args):
+    "Greedy against sampled episodes of a model on GRPO's training seeds (`train.grpo.sampling_headroom`)."
+    temps = _temperatures(args.temperatures)
+    if args.seeds < 1 or args.group_size < 1: raise ValueError("--seeds and --group-size must be at least 1")
+    from bazaarbatna.train.grpo import sampling_headroom, headroom_table, task_weights, GRPO_SEED_OFFSET
+    from bazaarbatna.evaluate import TRAIN_SEEDS
+    from bazaarbatna.agents import LLMPolicy
+    tasks = task_weights(args.arena, None if args.tasks == "all" else [t.strip() for t in args.tasks.split(",") if t.strip()])
+    rows = [{"arena": args.arena, "task": t, "seed": s} for t in tasks for s in TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + args.seeds]]
+    greedy = LLMPolicy(args.arena, model=args.model, max_new_tokens=args.max_new_tokens, batch_size=len(rows))
+    m, tok = greedy.model, greedy.tokenizer   # one model for every temperature
+    at = lambda t: greedy if t == 0 else LLMPolicy(args.arena, model=m, tokenizer=tok, temperature=t, top_p=1.0, compact=greedy.compact,
+                                                   max_new_tokens=args.max_new_tokens, batch_size=len(rows) * args.group_size)
+    res = sampling_headroom(args.arena, rows, at, temps, args.group_size)
+    if args.json: return res
+    return {"model": args.model, "groups": f"{len(rows)} ({len(tasks)} tasks x {args.seeds} training seeds), {args.group_size} episodes each",
+            "greedy return": f"{res['greedy_return']:+.3f}", "temperatures": headroom_table(res)}
+
 # %% ../nbs/90_cli.ipynb #84b1bd37
 def build_parser() -> argparse.ArgumentParser:
     "The `bazaarbatna` argument parser."
@@ -211,6 +237,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--trials", type=int, help="random draws per task (default: the arena's, 200 bazaar / 150 market)")
     s.add_argument("--seeds", type=int, help="training seeds per trial (default: the arena's, 32 bazaar / 96 market)")
     s.add_argument("--dry-run", action="store_true", help="print the fit, ship nothing")
+    s = add("headroom", cmd_headroom, "before RL: a model's sampled episodes against its greedy one on GRPO's training seeds")
+    s.add_argument("--model", default="embedded", help="a model name or adapter folder")
+    s.add_argument("--arena", default="bazaar", choices=["bazaar", "market"]); s.add_argument("--tasks", default="all")
+    s.add_argument("--seeds", type=int, default=2, help="training seeds per task (GRPO's, from the start of its range)")
+    s.add_argument("--group-size", type=int, default=4); s.add_argument("--temperatures", default="0.3,0.5,0.8")
+    s.add_argument("--max-new-tokens", type=int, default=64)
     s = add("serve", cmd_serve, "run the OpenEnv server for both arenas")
     s.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to accept outside connections")
     s.add_argument("--port", type=int, default=8000); s.add_argument("--max-sessions", type=int, default=64)
@@ -234,7 +266,7 @@ EXTRAS = {"train": ("torch", "transformers", "trl", "peft", "datasets", "acceler
           "server": ("openenv", "fastapi", "uvicorn", "httpx", "websockets"),
           "ui": ("ipywidgets", "voila"), "eval": ("matplotlib", "pettingzoo", "gymnasium"),
           "unsloth": ("unsloth", "bitsandbytes")}   # each extra of pyproject.toml -> the modules it brings
-COMMAND_EXTRAS = {"train": "train", "demo": "train", "serve": "server", "ui": "ui", "report": "eval"}   # the extra a command needs first
+COMMAND_EXTRAS = {"train": "train", "demo": "train", "headroom": "train", "serve": "server", "ui": "ui", "report": "eval"}   # the extra a command needs first
 
 def missing_extra(e: ImportError,          # what the command raised
                   command: str | None = None,  # the subcommand, for an error that names no module

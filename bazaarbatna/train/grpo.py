@@ -17,9 +17,10 @@ from ..evaluate import TRAIN_SEEDS
 # %% auto #0
 __all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF',
            'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'trained_groups', 'episode_advantages',
-           'play_groups', 'episode_batch', 'episode_trainer_class', 'State', 'check_last_rounds', 'collect_states',
-           'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score', 'EnvReward',
-           'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'episode_return', 'train_grpo']
+           'play_groups', 'sampling_headroom', 'headroom_table', 'episode_batch', 'episode_trainer_class', 'State',
+           'check_last_rounds', 'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply',
+           'replay_score', 'EnvReward', 'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'episode_return',
+           'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #def7438e
 EPISODE, DECISION = "episode", "decision"   # GRPO modes: whole episodes (default), or one scored reply (the older design)
@@ -118,6 +119,48 @@ def play_groups(arena: str,           # "bazaar" or "market"
     seeds = [int(r["seed"]) for r in rows for _ in range(group_size)]
     recs = [rec for rec, _ in run_episodes(envs, policy, seeds, arena=arena, keep_steps=True, max_steps=max_steps)]
     return [recs[k * group_size:(k + 1) * group_size] for k in range(len(rows))]
+
+# %% ../../nbs/53_train_grpo.ipynb #af6a979f
+def sampling_headroom(arena: str,          # "bazaar" or "market"
+                      rows: list[dict],    # the (task, seed) groups, as `episode_rows` draws them (only "task" and "seed" are read)
+                      policy_at,           # T -> a batched policy sampling at temperature T (T = 0: greedy)
+                      temperatures=(0.3, 0.5, 0.8),
+                      group_size: int = 4, # episodes per group at each temperature
+                      max_steps: int = 200,
+                      n_boot: int = 2000,
+                     ) -> dict:
+    "Per temperature: how the groups' sampled episodes compare with the greedy episode of the same (task, seed)."
+    from bazaarbatna.evaluate import bootstrap_ci
+    if not rows: raise ValueError("no groups to play")
+    if not is_count(group_size): raise ValueError(f"group_size must be a whole number >= 1, got {group_size!r}")
+    for t in temperatures:
+        if isinstance(t, bool) or (t != 0 and _num(t) is None): raise ValueError(f"each temperature must be 0 (greedy) or a finite number > 0, got {t!r}")
+    temps = [float(t) for t in temperatures]
+    mean = lambda xs: sum(xs) / len(xs)
+    greedy = [g[0]["reward"] for g in play_groups(arena, rows, policy_at(0.0), 1, max_steps)]
+    out = {"arena": arena, "groups": len(rows), "group_size": group_size, "greedy_return": mean(greedy), "temperatures": {}}
+    for t in temps:
+        groups = play_groups(arena, rows, policy_at(t), group_size, max_steps)
+        rets = [[e["reward"] for e in g] for g in groups]
+        cost, best = [mean(r) - g0 for r, g0 in zip(rets, greedy)], [max(r) - g0 for r, g0 in zip(rets, greedy)]
+        steps = [s for g in groups for e in g for s in e["steps"]]
+        out["temperatures"][t] = {"sampled_return": mean([x for r in rets for x in r]),
+                                  "sampled_minus_greedy": mean(cost), "sampled_minus_greedy_ci": bootstrap_ci(cost, n_boot=n_boot),
+                                  "best_minus_greedy": mean(best), "best_minus_greedy_ci": bootstrap_ci(best, n_boot=n_boot),
+                                  "groups_beating_greedy": sum(b > 1e-9 for b in best) / len(best),
+                                  "groups_without_spread": sum(max(r) - min(r) < 1e-9 for r in rets) / len(rets),
+                                  "invalid_per_episode": sum(s.get("error") is not None for s in steps) / (len(rows) * group_size),
+                                  "deal_rate": mean([float(bool(e["deal"])) for g in groups for e in g])}
+    return out
+
+def headroom_table(res: dict) -> list[dict]:
+    "`sampling_headroom`'s result as printable rows, one per temperature."
+    f = lambda x: f"{x:+.3f}"
+    ci = lambda c: f"[{c[0]:+.3f}, {c[1]:+.3f}]"
+    return [{"T": t, "sampled": f(r["sampled_return"]), "sampled − greedy": f(r["sampled_minus_greedy"]), "95% CI": ci(r["sampled_minus_greedy_ci"]),
+             f"best of {res['group_size']} − greedy": f(r["best_minus_greedy"]), "95% CI ": ci(r["best_minus_greedy_ci"]),
+             "groups beating greedy": f"{r['groups_beating_greedy']:.2f}", "no spread": f"{r['groups_without_spread']:.2f}",
+             "invalid / episode": f"{r['invalid_per_episode']:.2f}", "deal": f"{r['deal_rate']:.2f}"} for t, r in res["temperatures"].items()]
 
 # %% ../../nbs/53_train_grpo.ipynb #ce23eff7
 def episode_batch(groups: list,          # `play_groups` output: per group, its episode records with `steps`
