@@ -200,38 +200,28 @@ class Tuned(_Base):
 
 # %% ../../nbs/14_bazaar_policies.ipynb #b3af7b5d
 def fit_schedule(task: str, seeds, n_trials: int = 200, seed: int = 0) -> tuple[dict, float]:
-    "(best parameters, their mean return) of `n_trials` random schedules on `seeds` of `task`."
-    import random
+    "(best parameters, their mean return) of `n_trials` random schedules on `seeds` of `task` (`arenas.random_search`)."
+    from bazaarbatna.arenas import random_search
     from bazaarbatna.bazaar.env import make_env
-    rng, best = random.Random(seed), (None, -math.inf)
-    for k in range(n_trials):
-        if k == 0: p = dict(TUNED_DEFAULT)
-        else:
-            o = rng.uniform(.4, .9)
-            p = {"open": round(o, 4), "pre": round(rng.uniform(o, 1.0), 4), "e": round(math.exp(rng.uniform(math.log(.25), math.log(4))), 4),
-                 "final": round(rng.uniform(.8, 1.02), 4), "lead": rng.choice((0, 0, 1, 2))}
+    def draw(rng):
+        o = rng.uniform(.4, .9)
+        return {"open": round(o, 4), "pre": round(rng.uniform(o, 1.0), 4), "e": round(math.exp(rng.uniform(math.log(.25), math.log(4))), 4),
+                "final": round(rng.uniform(.8, 1.02), 4), "lead": rng.choice((0, 0, 1, 2))}
+    def score(p):
         tot = 0.0
         for s in seeds:
             env, pol = make_env(task, seed=s), Tuned(params=p); pol.reset(s); obs = env.reset(seed=s)
             while True:
                 r = env.step(pol.act(obs)); tot += r.reward; obs = r.observation
                 if r.done: break
-        if tot / len(seeds) > best[1]: best = (p, tot / len(seeds))
-    return best
+        return tot / len(seeds)
+    return random_search(score, draw, TUNED_DEFAULT, n_trials, seed)
 
 def fit_tuned(tasks=None, n_seeds: int = 32, n_trials: int = 200, seed: int = 0, write: bool = False) -> dict:
-    "Fit `Tuned` per task on the first `n_seeds` training seeds past the SFT and GRPO ones; with `write`, ship the result."
-    import json
+    "Fit `Tuned` per task on training seeds apart from the SFT and GRPO ones (`arenas.fit_tuned_reference`); with `write`, ship the result."
     from importlib.resources import files
-    from bazaarbatna.bazaar.env import make_env, TASKS
-    from bazaarbatna.evaluate import TRAIN_SEEDS
-    seeds = list(TRAIN_SEEDS[50_000:50_000 + n_seeds])   # apart from the seeds SFT and GRPO learn from
-    out = {"seeds": [seeds[0], seeds[-1]], "n_trials": n_trials, "seed": seed, "tasks": {}, "returns": {}, "opponent_versions": {}}
-    for t in (tasks or list(TASKS)):
-        out["tasks"][t], out["returns"][t] = fit_schedule(t, seeds, n_trials, seed)
-        out["opponent_versions"][t] = make_env(t, seed=0).opponent_version
-    if write: files("bazaarbatna").joinpath("data", TUNED_FILE).write_text(json.dumps(out, indent=1) + "\n")
-    return out
+    from bazaarbatna.arenas import fit_tuned_reference
+    return fit_tuned_reference("bazaar", fit_schedule, tasks, n_seeds, n_trials, seed, files("bazaarbatna").joinpath("data", TUNED_FILE) if write else None)
 
 # %% ../../nbs/14_bazaar_policies.ipynb #93c8efcc
 class Oracle(_Base):

@@ -412,27 +412,16 @@ def _draw(rng) -> dict:
             "ask": r4(rng.uniform(.5, 2.)), "coalitions": rng.choice((0, 1, 2, 3))}
 
 def fit_params(task: str, seeds, n_trials: int = 200, seed: int = 0) -> tuple[dict, float]:
-    "(best thresholds, their mean return) of `n_trials` random threshold sets on `seeds` of `task`."
-    rng, best = random.Random(seed), (None, -math.inf)
-    for k in range(n_trials):
-        p = dict(EXPERT_PARAMS) if k == 0 else _draw(rng)
-        tot = 0.
-        for s in seeds: tot += run_episode(Tuned(s, p), task, s)[1]
-        if tot / len(seeds) > best[1]: best = (p, tot / len(seeds))
-    return best
+    "(best thresholds, their mean return) of `n_trials` random threshold sets on `seeds` of `task` (`arenas.random_search`)."
+    from bazaarbatna.arenas import random_search
+    return random_search(lambda p: sum(run_episode(Tuned(s, p), task, s)[1] for s in seeds) / len(seeds), _draw, EXPERT_PARAMS, n_trials, seed)
 
 def fit_tuned(tasks=None, n_seeds: int = 96, n_trials: int = 150, seed: int = 0, write: bool = False) -> dict:
-    "Fit `Tuned` per task on the first `n_seeds` training seeds past the SFT and GRPO ones; with `write`, ship the result."
+    "Fit `Tuned` per task on training seeds apart from the SFT and GRPO ones (`arenas.fit_tuned_reference`); with `write`, ship the result."
     from importlib.resources import files
-    from bazaarbatna.evaluate import TRAIN_SEEDS
-    seeds = list(TRAIN_SEEDS[50_000:50_000 + n_seeds])   # apart from the seeds SFT and GRPO learn from
-    out = {"seeds": [seeds[0], seeds[-1]], "n_trials": n_trials, "seed": seed, "tasks": {}, "returns": {}, "opponent_versions": {}}
-    for t in (tasks or list(TASKS)):
-        out["tasks"][t], out["returns"][t] = fit_params(t, seeds, n_trials, seed)
-        out["opponent_versions"][t] = make_env(t, 0).opponent_version
-    if write:
-        files("bazaarbatna").joinpath("data", TUNED_FILE).write_text(json.dumps(out, indent=1) + "\n")
-        _tuned_params.cache_clear()
+    from bazaarbatna.arenas import fit_tuned_reference
+    out = fit_tuned_reference("market", fit_params, tasks, n_seeds, n_trials, seed, files("bazaarbatna").joinpath("data", TUNED_FILE) if write else None)
+    if write: _tuned_params.cache_clear()
     return out
 
 # %% ../../nbs/24_market_policies.ipynb #a1f0c007
