@@ -298,8 +298,10 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     if model in (None, "default"): model = rec.get("model", p.model)
     compact = bool(rec.get("compact", False))  # prompt style, the same for every stage
     seed = rec.get("seed", 0)                  # the training seed of every stage
+    started = time.time()
     res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
-           "out_dir": str(out), "compact": compact, "seed": seed, "versions": library_versions()}
+           "out_dir": str(out), "compact": compact, "seed": seed, "versions": library_versions(), "cpu_count": os.cpu_count(),
+           "recipe_settings": rec}   # the recipe as it was read: a committed run says what made it
     def say(msg): print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
     sft_dir, dagger_dir, grpo_dir, dpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo", "dpo"))
     sr, dg = rec.get("sft", {}), rec.get("dagger")
@@ -369,6 +371,9 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     if stage in ("eval", "all") and "eval" in res:
         res["verdict"] = {a: verdict(read_json(out / "eval" / a / "summary.json"), read_json(curve_path(out, "grpo"), [])) for a in res["eval"]}
         for a, v in res["verdict"].items(): print(f"\n{a}, in plain words:\n" + "\n".join("  - " + x["line"] for x in v), flush=True)
+    import torch
+    res["torch_threads"] = torch.get_num_threads()
+    res["wall_seconds"] = {**read_json(out / "pipeline.json", {}).get("wall_seconds", {}), stage: round(time.time() - started, 1)}   # per stage run, `all` included
     note_run(out, res)
     return res
 
