@@ -164,3 +164,19 @@ def test_no_history_words_in_the_tree():
     "A trial's story is a row of training/EXPERIMENTS.md; no file speaks of sessions."
     found = subprocess.run(["git", "grep", "-il", r"session [0-9]"], cwd=ROOT, capture_output=True, text=True).stdout.split()
     assert not found, f"history words ('session N') in {found}"
+
+def test_quickstart_run_is_the_main_job():
+    "The committed run of the README's first command was made with today's quickstart recipe, and the README shows what it printed."
+    import tomllib
+    qs = ROOT / "training" / "quickstart"
+    run = json.loads((qs / "pipeline.json").read_text())
+    assert run["recipe"] == "cpu" and run["arenas"] == ["bazaar"] and run["device"] == "cpu"
+    assert run["recipe_settings"] == tomllib.loads((ROOT / "training" / "configs" / "cpu.toml").read_text()), \
+        "training/configs/cpu.toml changed since the committed quickstart run: run command 1 again and commit its pipeline.json and output"
+    readme = (ROOT / "README.md").read_text()
+    main_job = readme.split("<!-- quickstart-main -->", 1)[1].split("```", 2)[1]
+    assert "bazaarbatna train all --profile cpu --arena bazaar --out runs/quickstart" in main_job
+    printed = (qs / "output.txt").read_text()
+    lines = [x["line"] for v in run["verdict"].values() for x in v]
+    assert lines and all(l in printed and l in readme for l in lines), "the README and output.txt must show the run's closing lines"
+    assert f"the training command took {run['wall_seconds']['all'] / 60:.0f} minutes" in readme
