@@ -433,8 +433,9 @@ def headline(eval_dir,            # an evaluation folder: results.jsonl (and sum
     rows = summarize(recs, by=("policy",), n_boot=n_boot)
     rows = sorted(rows, key=lambda r: (r["policy"] not in stages, stages.index(r["policy"]) if r["policy"] in stages else -r["reward_mean"]))
     from bazaarbatna.arenas import ARENAS, get_arena
-    refs = set(get_arena(recs[0]["arena"]).REFERENCES) if recs[0].get("arena") in ARENAS else set()   # headroom, not the field
-    best = best_scripted(rows, [p for p in played if p not in stages and p not in refs]) if stages else None
+    known = recs[0].get("arena") in ARENAS   # the field is the arena's scripted POLICIES, as the pipeline compares them
+    field = get_arena(recs[0]["arena"]).POLICIES if known else [p for p in played if p not in stages]
+    best = best_scripted(rows, [p for p in field if p not in stages]) if stages else None
     pairs = [(b, a) for a, b in zip(stages, stages[1:])] + ([(s, best) for s in stages[1:] or stages] if best else [])
     paired = [{**paired_difference(recs, a, b, n_boot=n_boot), "best_scripted": b == best} for a, b in pairs]
     seeds = sorted({int(r["seed"]) for r in recs})

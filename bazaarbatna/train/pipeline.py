@@ -373,14 +373,16 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
         for a, v in res["verdict"].items(): print(f"\n{a}, in plain words:\n" + "\n".join("  - " + x["line"] for x in v), flush=True)
     import torch
     res["torch_threads"] = torch.get_num_threads()
-    res["wall_seconds"] = {**read_json(out / "pipeline.json", {}).get("wall_seconds", {}), stage: round(time.time() - started, 1)}   # per stage run, `all` included
+    res["wall_seconds"] = {stage: round(time.time() - started, 1)}   # per stage run, `all` included; note_run keeps the earlier runs'
     note_run(out, res)
     return res
 
 def note_run(out, res: dict) -> dict:
-    "Merge `res` into out/pipeline.json: a stage run alone (sft, then grpo, then eval) keeps what the earlier ones wrote."
+    "Merge `res` into out/pipeline.json: a stage run alone (sft, then grpo, then eval) keeps what the earlier ones wrote, and their wall times."
     path = Path(out) / "pipeline.json"
-    merged = {**(read_json(path) if path.exists() else {}), **res}
+    old = read_json(path) if path.exists() else {}
+    merged = {**old, **res}
+    if "wall_seconds" in res: merged["wall_seconds"] = {**old.get("wall_seconds", {}), **res["wall_seconds"]}
     atomic_write_json(path, merged)
     return merged
 
