@@ -10,7 +10,7 @@ import copy, math, pickle, random, time
 from fastcore.basics import patch
 from dataclasses import dataclass, asdict, field
 from ..core import (make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
-                              INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash)
+                              INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash, is_text)
 from .world import *
 from .world import World, Block, Lab, Job, Offer, Coalition, _trunc, _alive, _round, _new
 from .opponents import (act as opponent_act, respond, consent, on_join, pitch, SELL_MARGIN, BUY_FACTOR,
@@ -307,7 +307,7 @@ def _parse(raw):
                     if req: break
                     continue
                 if string:
-                    if type(v) is not str or (ml is not None and len(v) > ml): break
+                    if type(v) is not str or (ml is not None and len(v) > ml) or not (v.isascii() or is_text(v)): break   # a lone surrogate: parse names it
                 else:
                     t = type(v)        # bool, NaN, inf and out-of-range values fail here
                     if not (t is int or (t is float and not ml)) or not (lo <= v <= hi): break
