@@ -173,8 +173,10 @@ def _temperatures(spec: str) -> list[float]:
     "'0.3,0.5' as a list of temperatures, each a finite number > 0."
     try: ts = [float(x) for x in str(spec).split(",") if x.strip()]
     except ValueError: raise ValueError(f"--temperatures must be numbers separated by commas, like 0.3,0.5,0.8; got {spec!r}") from None
-    if not ts or any(not (0 < t < float("inf")) for t in ts): raise ValueError(f"--temperatures must be finite numbers > 0; got {spec!r}")
-    return ts
+    if not ts: raise ValueError(f"--temperatures must be finite numbers > 0; got {spec!r}")
+    from bazaarbatna.train.grpo import check_temperature   # the one rule; importing it loads no model
+    try: return [check_temperature(t) for t in ts]
+    except ValueError: raise ValueError(f"--temperatures must be finite numbers > 0; got {spec!r}") from None
 
 def cmd_headroom(args):
     "Greedy against sampled episodes of a model on GRPO's training seeds (`train.grpo.sampling_headroom`)."

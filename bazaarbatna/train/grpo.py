@@ -17,10 +17,10 @@ from ..evaluate import TRAIN_SEEDS
 # %% auto #0
 __all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF',
            'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'trained_groups', 'episode_advantages',
-           'play_groups', 'sampling_headroom', 'headroom_table', 'episode_batch', 'episode_trainer_class', 'State',
-           'check_last_rounds', 'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply',
-           'replay_score', 'EnvReward', 'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'episode_return',
-           'train_grpo']
+           'play_groups', 'check_temperature', 'sampling_headroom', 'headroom_table', 'episode_batch',
+           'episode_trainer_class', 'State', 'check_last_rounds', 'collect_states', 'check_continuation', 'score_after',
+           'score_replies', 'score_reply', 'replay_score', 'EnvReward', 'build_grpo_dataset', 'recollection_rounds',
+           'check_sampling', 'episode_return', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #def7438e
 EPISODE, DECISION = "episode", "decision"   # GRPO modes: whole episodes (default), or one scored reply (the older design)
@@ -121,6 +121,13 @@ def play_groups(arena: str,           # "bazaar" or "market"
     return [recs[k * group_size:(k + 1) * group_size] for k in range(len(rows))]
 
 # %% ../../nbs/53_train_grpo.ipynb #af6a979f
+def check_temperature(t, greedy_ok: bool = False) -> float:
+    "`t` as a sampling temperature (a finite number > 0, or 0 for greedy when `greedy_ok`), else a ValueError naming it."
+    if greedy_ok and not isinstance(t, bool) and t == 0: return 0.0
+    if _num(t) is None:   # a bool is not a number here
+        raise ValueError(f"temperature must be {'0 (greedy) or ' if greedy_ok else ''}a finite number > 0, got {t!r}")
+    return float(t)
+
 def sampling_headroom(arena: str,          # "bazaar" or "market"
                       rows: list[dict],    # the (task, seed) groups, as `episode_rows` draws them (only "task" and "seed" are read)
                       policy_at,           # T -> a batched policy sampling at temperature T (T = 0: greedy)
@@ -133,9 +140,7 @@ def sampling_headroom(arena: str,          # "bazaar" or "market"
     from bazaarbatna.evaluate import bootstrap_ci
     if not rows: raise ValueError("no groups to play")
     if not is_count(group_size): raise ValueError(f"group_size must be a whole number >= 1, got {group_size!r}")
-    for t in temperatures:
-        if isinstance(t, bool) or (t != 0 and _num(t) is None): raise ValueError(f"each temperature must be 0 (greedy) or a finite number > 0, got {t!r}")
-    temps = [float(t) for t in temperatures]
+    temps = [check_temperature(t, greedy_ok=True) for t in temperatures]
     mean = lambda xs: sum(xs) / len(xs)
     greedy = [g[0]["reward"] for g in play_groups(arena, rows, policy_at(0.0), 1, max_steps)]
     out = {"arena": arena, "groups": len(rows), "group_size": group_size, "greedy_return": mean(greedy), "temperatures": {}}
@@ -192,7 +197,7 @@ def episode_trainer_class():
     if _EPISODE_TRAINER is not None: return _EPISODE_TRAINER
     import torch
     from trl import GRPOTrainer
-    from trl.models.utils import disable_gradient_checkpointing
+    from bazaarbatna.models import checkpointing_off   # TRL's disable_gradient_checkpointing reads the name transformers 5 deprecates
     from trl.trainer.utils import use_adapter
 
     class EpisodeGRPOTrainer(GRPOTrainer):
@@ -243,7 +248,7 @@ def episode_trainer_class():
             ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], 1)
             mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], 1)
             keep, bs = batch["completion_ids"].size(1), self.args.per_device_train_batch_size
-            with torch.no_grad(), disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs):
+            with torch.no_grad(), checkpointing_off(self.model):
                 if self.num_iterations > 1 or self.args.gradient_accumulation_steps % self.args.steps_per_generation:
                     batch["old_per_token_logps"] = self._get_per_token_logps_and_entropies(self.model, ids, mask, keep, batch_size=bs)[0]
                 if self.beta != 0.0:
@@ -560,8 +565,7 @@ def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_ste
 # %% ../../nbs/53_train_grpo.ipynb #2f5ee392
 def check_sampling(temperature, scale_rewards: str, beta=0.0):
     "A ValueError naming a bad GRPO sampling temperature (a number > 0), advantage scaling (one of `SCALE_REWARDS`) or KL weight (a number >= 0)."
-    if _num(temperature) is None:   # not a finite number > 0 (a bool is not a number here)
-        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+    check_temperature(temperature)
     if scale_rewards not in SCALE_REWARDS: raise ValueError(f"unknown scale_rewards {scale_rewards!r}; choose one of {list(SCALE_REWARDS)}")
     if beta != 0 and _num(beta) is None: raise ValueError(f"beta (the KL weight) must be a finite number >= 0, got {beta!r}")
 
