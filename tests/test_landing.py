@@ -180,3 +180,33 @@ def test_quickstart_run_is_the_main_job():
     lines = [x["line"] for v in run["verdict"].values() for x in v]
     assert lines and all(l in printed and l in readme for l in lines), "the README and output.txt must show the run's closing lines"
     assert f"the training command took {run['wall_seconds']['all'] / 60:.0f} minutes" in readme
+
+def test_readme_says_how_to_install_and_what_each_command_costs():
+    "A new user learns from the README how to install a package that is not on PyPI, what each command costs, and when the taste runs."
+    text = (ROOT / "README.md").read_text()
+    assert "not on PyPI yet" in text and 'pip install -e ".[train]"' in text, "install from a clone"
+    assert re.search(r'pip install "bazaarbatna\[train\] @ git\+https://github\.com/[\w-]+/bazaarbatna"', text), "install from git"
+    main, tests, taste = (text.index(k) for k in ("<!-- quickstart-main -->", "<!-- quickstart-tests -->", "**A one-minute taste**, after command 1"))
+    assert main < tests < taste, "the taste needs .venv, which command 1 makes: it comes after it"
+    for env, cost in (("`.venv`", r"`\.venv` takes [\d.]+ GB"), ("`.venv-test`", r"`\.venv-test` takes [\d.]+ GB"), ("model", r"model [\d.]+ GB")):
+        assert re.search(cost, text), f"the README does not say how much disk {env} takes"
+    assert re.search(r"\*\*2\. Run the tests\*\* \([^)]*\d+[^)]*minute", text) or "half an hour" in text, "how long the tests take"
+
+def test_readme_explains_the_rung_offers_with_an_example():
+    "The demo shows `rung` offers; the README says what they are, with a real prompt line and a reply that the ladder accepts."
+    text = (ROOT / "README.md").read_text()
+    part = text[text.index("**What the demo's `rung` offers are.**"):]
+    ladder = re.search(r"Offer ladder: (\d+)% to (\d+)% of the seller's ask in steps of (\d+)%", part)
+    reply = json.loads(re.search(r"The reply `(\{[^`]+\})`", part).group(1))
+    assert ladder and reply["action"] == "offer", part[:800]
+    lo, hi, step = map(int, ladder.groups())
+    rung = int(reply["rung"].rstrip("%"))
+    assert lo <= rung <= hi and (rung - lo) % step == 0, f"the example's rung {reply['rung']} is not on the ladder it shows"
+
+def test_readme_says_how_trl_trains_against_the_arenas():
+    "The README's promise about TRL is one the package keeps: the tool environments exist and the chapter that runs them is linked."
+    text = (ROOT / "README.md").read_text()
+    assert "any OpenEnv or TRL client can train against it" not in text   # the server speaks OpenEnv; TRL trains through bazaarbatna.tools
+    from bazaarbatna.tools import BazaarTools, MarketTools
+    for cls in (BazaarTools, MarketTools): assert callable(getattr(cls, "get_reward", None)) and callable(getattr(cls, "reset", None))
+    assert "environment_factory=BazaarTools" in text and "tools.html" in text
