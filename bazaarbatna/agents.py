@@ -8,17 +8,17 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/agents.html.md"""
 from __future__ import annotations
 import json, math, re, sys, time
 from pathlib import Path
-from .core import ActionError, Refused, extract_json
+from .core import ActionError, Refused, _num, extract_json, ladder_price
 from .arenas import get_arena
 
 # %% auto #0
 __all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'RUNG_REPLY', 'OFFER_MESSAGE', 'MENU_FREE', 'MENUS', 'MENU_REPLY',
            'PROMPT_HINTS', 'PROMPT_STYLE_FILE', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
            'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds', 'guard_action',
-           'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'rung_action', 'LadderPolicy',
-           'MenuTeacher', 'offer_message', 'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text',
-           'offer_price', 'market_menu_lines', 'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style',
-           'adapter_base', 'load_policy_model', 'release_policy_model', 'LLMPolicy', 'rollout_batch']
+           'price_ladder', 'ladder_line', 'snap_to_ladder', 'rung_action', 'LadderPolicy', 'MenuTeacher',
+           'offer_message', 'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text', 'offer_price',
+           'market_menu_lines', 'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style', 'adapter_base',
+           'load_policy_model', 'release_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #3729daa9
 ROLE_BRIEFS = {
@@ -140,13 +140,6 @@ def own_offers(obs: dict, role: str = "buyer") -> list[float]:
     hist = obs.get("offers") or obs.get("offer_history") or []
     return [float(h["price"]) for h in hist if isinstance(h, dict) and h.get("speaker") == role and h.get("price") is not None]
 
-def _num(x) -> float | None:
-    "`x` as a finite positive float, else None."
-    if isinstance(x, bool) or not isinstance(x, (int, float)): return None
-    try: x = float(x)
-    except OverflowError: return None   # an int past the float range
-    return x if math.isfinite(x) and x > 0 else None
-
 def offer_bounds(obs: dict) -> tuple[float | None, float | None]:
     "(floor, cap) of a buyer's next offer: its own last offer, and min(ask, budget); None where the observation lacks it."
     caps = [c for c in (_num(obs.get("ask")), _num(obs.get("budget"))) if c is not None]
@@ -182,11 +175,6 @@ def guard_action(arena: str, action: dict, obs: dict) -> dict:
 
 # %% ../nbs/40_agents.ipynb #a9ed532f
 LADDER = tuple(range(50, 100, 2))   # the rungs of the compact bazaar prompt, in % of the seller's current ask
-
-def ladder_price(x: float) -> float | int:
-    "`x` rounded to the cent, an `int` when whole: how a price is written in the ladder and in the SFT target."
-    x = round(float(x), 2)
-    return int(x) if x == int(x) else x
 
 def price_ladder(obs: dict) -> list[tuple[str, float]]:
     "(label, price) rungs: `LADDER` % of the seller's current ask within [my last offer, min(ask, budget)), then that cap."
