@@ -12,8 +12,9 @@ from typing import Any, Protocol, runtime_checkable
 
 # %% auto #0
 __all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng', 'ActionError', 'short_repr',
-           'is_text', 'extract_json', 'num_text', 'Field', 'Refused', 'ActionSchema', 'StepResult', 'Env', 'Policy',
-           'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash', 'sample_action', 'gym_view']
+           'is_text', 'extract_json', 'num_text', 'ladder_price', 'Field', 'Refused', 'ActionSchema', 'StepResult',
+           'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash', 'sample_action',
+           'gym_view']
 
 # %% ../nbs/00_core.ipynb #ef073422
 _new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
@@ -127,6 +128,19 @@ def num_text(x) -> str:
     if not math.isfinite(x): return str(x)
     if x == int(x) and abs(x) < 1e18: return f"{int(x):,}"
     return f"{x:,.6f}".rstrip("0").rstrip(".")
+
+# %% ../nbs/00_core.ipynb #dd337aea
+def _num(x) -> float | None:
+    "`x` as a finite positive float, else None."
+    if isinstance(x, bool) or not isinstance(x, (int, float)): return None
+    try: x = float(x)
+    except OverflowError: return None   # an int past the float range
+    return x if math.isfinite(x) and x > 0 else None
+
+def ladder_price(x: float) -> float | int:
+    "`x` rounded to the cent, an `int` when whole: how a price is written in the ladder and in the SFT target."
+    x = round(float(x), 2)
+    return int(x) if x == int(x) else x
 
 # %% ../nbs/00_core.ipynb #59209901
 _FLOAT_MAX = 1.7976931348623157e308

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json, math, statistics, sys, time
 from dataclasses import dataclass, field
 from pathlib import Path
-from ..core import Refused, extract_json, rounds_left
+from ..core import Refused, _num, extract_json, rounds_left
 from ..arenas import get_arena, list_policies, make_policy
-from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy, _num
+from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
