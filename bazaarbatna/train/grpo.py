@@ -6,7 +6,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/train_grpo.html.md"""
 
 # %% ../../nbs/53_train_grpo.ipynb #4cc8ff0f
 from __future__ import annotations
-import json, math, statistics, sys, time
+import json, math, random, statistics, sys, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from ..core import Refused, _num, extract_json, rounds_left
@@ -24,7 +24,7 @@ __all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'FORMAT_BONUS',
 
 # %% ../../nbs/53_train_grpo.ipynb #def7438e
 EPISODE, DECISION = "episode", "decision"   # GRPO modes: whole episodes (default), or one scored reply (the older design)
-ADVANTAGES = ("episode", "reward_to_go")     # what a decision's advantage is built from
+ADVANTAGES = ("episode", "reward_to_go", "placebo")   # what a decision's advantage is built from ("placebo": a control)
 SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
 
 def is_count(x) -> bool:
@@ -83,22 +83,35 @@ def _std(xs: list) -> float:
     m = sum(xs) / len(xs)
     return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
+def _derangement(n: int, rng) -> list:
+    "A random order of range(n) that moves every index (n >= 2; n < 2 stays as it is)."
+    if n < 2: return list(range(n))
+    while True:
+        p = list(range(n)); rng.shuffle(p)
+        if all(i != j for i, j in enumerate(p)): return p
+
 def episode_advantages(groups: list,            # per group, per episode: the rewards of its decisions, in order
                        scale: str = "group",    # "group", "batch" or "none" (TRL's `scale_rewards`)
-                       kind: str = "episode",   # "episode" (the episode return) or "reward_to_go"
+                       kind: str = "episode",   # "episode" (the episode return), "reward_to_go" or "placebo" (a control)
                        eps: float = 1e-4,
+                       seed: int = 0,           # "placebo": the seed of its shuffles
                       ) -> list:                # per group, per episode, per decision: the advantage
-    "Each decision's advantage: its episode's return (or its reward-to-go) minus the group's mean, over the chosen std."
+    """Each decision's advantage: its episode's return (or its reward-to-go) minus the group's mean, over the chosen std.
+    "placebo" is a control: each group's episode advantages, shuffled among its episodes (never in place), so an update
+    has the real one's size and spread but no information about which episode did better."""
     if scale not in SCALE_REWARDS: raise ValueError(f"unknown scale {scale!r}; choose one of {list(SCALE_REWARDS)}")
     if kind not in ADVANTAGES: raise ValueError(f"unknown advantage {kind!r}; choose one of {list(ADVANTAGES)}")
+    rng = random.Random(seed)
     returns = [[sum(ep) for ep in g] for g in groups]
     batch_sd = _std([r for g in returns for r in g])
     out = []
     for g, rets in zip(groups, returns):
         sd = 1.0 if scale == "none" else (_std(rets) if scale == "group" else batch_sd) + eps
-        if kind == "episode":
+        if kind in ("episode", "placebo"):
             mean = sum(rets) / len(rets)
-            out.append([[(r - mean) / sd] * len(ep) for ep, r in zip(g, rets)]); continue
+            per = [(r - mean) / sd for r in rets]
+            if kind == "placebo": per = [per[j] for j in _derangement(len(per), rng)]
+            out.append([[a] * len(ep) for ep, a in zip(g, per)]); continue
         togo = [[sum(ep[t:]) for t in range(len(ep))] for ep in g]   # reward-to-go at each of the episode's decisions
         longest = max(map(len, g), default=0)
         base = [sum(tg[t] if t < len(tg) else 0.0 for tg in togo) / len(g) for t in range(longest)]   # an ended episode counts 0
@@ -172,10 +185,11 @@ def episode_batch(groups: list,          # `play_groups` output: per group, its 
                   scale: str = "group",  # advantage scaling (`episode_advantages`)
                   kind: str = "episode", # advantage kind (`episode_advantages`)
                   pad_id: int = 0,       # the tokenizer's padding id
+                  seed: int = 0,         # the placebo's shuffles (`episode_advantages`)
                  ) -> dict:
     "The GRPO batch of the groups' model replies: token tensors, masks and one advantage per reply (zero ones dropped)."
     import torch
-    adv = episode_advantages([[[s["reward"] for s in ep["steps"]] for ep in g] for g in groups], scale, kind)
+    adv = episode_advantages([[[s["reward"] for s in ep["steps"]] for ep in g] for g in groups], scale, kind, seed=seed)
     rows = [(s["prompt_ids"], s["completion_ids"], a) for g, ag in zip(groups, adv) for ep, ae in zip(g, ag)
             for s, a in zip(ep["steps"], ae) if s.get("completion_ids")]
     if not rows: raise ValueError("no model replies in these episodes: play them with LLMPolicy(keep_ids=True)")
@@ -241,7 +255,8 @@ def episode_trainer_class():
             G, mode = self.num_generations, "train" if self.model.training else "eval"
             groups = self.play(inputs[::G])   # TRL's sampler repeats each row G times in a row
             self.played = groups
-            batch = episode_batch(groups, self.scale_rewards, self.advantage, self._tokenizer.pad_token_id)
+            batch = episode_batch(groups, self.scale_rewards, self.advantage, self._tokenizer.pad_token_id,
+                                  seed=self.sampling_seed * 1_000_003 + self.state.global_step)
             dev = self.accelerator.device
             batch = {k: v.to(dev) for k, v in batch.items()}
             batch["num_items_in_batch"] = self.accelerator.gather(batch["completion_mask"].sum()).sum()
@@ -591,7 +606,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                tasks: dict | None = None,      # arena -> task names, or {task: weight} (default: every task, equal weights)
                compact: bool = False,          # compact prompts (as in SFT and eval)
                mode: str = EPISODE,            # "episode": whole episodes; "decision": one reply scored by a continuation (the older design)
-               advantage: str = "episode",     # episode mode: a decision's advantage from its "episode" return or its "reward_to_go"
+               advantage: str = "episode",     # episode mode: a decision's advantage from its "episode" return, its "reward_to_go" or "placebo" (a control)
                max_episode_steps: int = 200,   # episode mode: safety cap on one episode's steps
                rows_per_backward: int = 32,    # episode mode: replies per backward pass (memory; the gradient is the whole step's)
                max_per_episode: int = 6,       # decision mode: decision points per training episode
