@@ -242,12 +242,16 @@ def episode_trainer_class():
                 self.accelerator.backward(loss)
                 done = done + loss.detach()
 
+        def step_seed(self) -> int:
+            "This step's seed for sampling and the placebo's shuffles: fixed by the run's seed and the step, so a resumed run replays it."
+            return self.sampling_seed * 1_000_003 + self.state.global_step
+
         def play(self, rows: list) -> list:
             "Every row's group of episodes, one arena at a time, sampled with a seed fixed by the step (a resumed run replays it)."
             groups = []
             for ar in dict.fromkeys(r["arena"] for r in rows):
                 pol = self.episode_policies[ar]
-                pol.seed, pol._calls = self.sampling_seed * 1_000_003 + self.state.global_step, 0
+                pol.seed, pol._calls = self.step_seed(), 0
                 groups += play_groups(ar, [r for r in rows if r["arena"] == ar], pol, self.num_generations, self.max_episode_steps)
             return groups
 
@@ -256,7 +260,7 @@ def episode_trainer_class():
             groups = self.play(inputs[::G])   # TRL's sampler repeats each row G times in a row
             self.played = groups
             batch = episode_batch(groups, self.scale_rewards, self.advantage, self._tokenizer.pad_token_id,
-                                  seed=self.sampling_seed * 1_000_003 + self.state.global_step)
+                                  seed=self.step_seed())
             dev = self.accelerator.device
             batch = {k: v.to(dev) for k, v in batch.items()}
             batch["num_items_in_batch"] = self.accelerator.gather(batch["completion_mask"].sum()).sum()
