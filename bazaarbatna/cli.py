@@ -102,7 +102,7 @@ def cmd_serve(args):
     serve(host=args.host, port=args.port, max_sessions=args.max_sessions)
 
 def cmd_train(args):
-    "SFT, GRPO, DPO or all three, with a checkpoint every step."
+    "SFT, DAgger, GRPO, the evaluation, or all of them, with a checkpoint every step."
     from bazaarbatna.train.profiles import preload_unsloth
     preload_unsloth(args.profile)   # before transformers and TRL load (a no-op unless this profile loads through unsloth)
     from bazaarbatna.train.pipeline import run_pipeline
@@ -248,8 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("serve", cmd_serve, "run the OpenEnv server for both arenas")
     s.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to accept outside connections")
     s.add_argument("--port", type=int, default=8000); s.add_argument("--max-sessions", type=int, default=64)
-    s = add("train", cmd_train, "train: sft | dagger | grpo | dpo | all, a checkpoint every step")
-    s.add_argument("stage", choices=["sft", "dagger", "grpo", "dpo", "eval", "all"])
+    s = add("train", cmd_train, "train: sft | dagger | grpo | eval | all, a checkpoint every step")
+    s.add_argument("stage", choices=["sft", "dagger", "grpo", "eval", "all"])
     s.add_argument("--profile", default="auto")
     s.add_argument("--model", help="a HF model name or local folder; default: the recipe's model (the t4 recipe's 3B model on a T4, the embedded model on CPU)")
     s.add_argument("--arena", default="both", choices=["bazaar", "market", "both"])

@@ -26,13 +26,12 @@ def recipes_dir() -> Path:
     return Path("training") / "configs"
 
 RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level)
-    "": {"profile", "model", "compact", "seed", "notes", "profile_overrides", "sft", "dagger", "grpo", "dpo", "eval", "train_tasks", "eval_tasks"},
+    "": {"profile", "model", "compact", "seed", "notes", "profile_overrides", "sft", "dagger", "grpo", "eval", "train_tasks", "eval_tasks"},
     "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "max_per_task", "closing_repeats"},
     "dagger": {"steps", "learning_rate"},
     "grpo": {"mode", "steps", "prompts_per_step", "learning_rate", "n_seeds", "temperature", "scale_rewards", "beta", "tasks",
              "advantage", "max_episode_steps", "rows_per_backward",                                   # episode mode
              "max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"},  # decision mode
-    "dpo": {"enabled", "steps", "n_seeds", "beta", "learning_rate"},
     "eval": {"seeds", "split", "train_check"},
 }
 DECISION_ONLY = {"max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"}   # [grpo] keys of mode "decision"
@@ -40,6 +39,7 @@ EVAL_SPLITS = ("eval", "test")   # [eval] split: the validation seeds (choosing 
 
 def check_recipe(rec: dict, source: str = "recipe") -> dict:
     "`rec` unchanged, or a ValueError naming its first unknown key and the known ones."
+    if "dpo" in rec: raise ValueError(f"{source}: [dpo]: there is no DPO stage; see 'Why there is no DPO stage' in the pipeline chapter")
     for section, known in RECIPE_KEYS.items():
         d = rec.get(section) if section else rec
         if d is None: continue
@@ -240,7 +240,7 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
     panel(ax[0, 0], grpo, [("reward", "env reward (mean)"), ("env/step_reward", "step reward")], "GRPO: environment reward")
     panel(ax[0, 1], grpo, [("env/valid_json", "valid JSON rate")], "GRPO: JSON validity")
     panel(ax[0, 2], grpo, [("env/group_spread", "within-group std"), ("env/frac_zero_spread", "zero-spread groups")], "GRPO: within-group spread")
-    dagger, dpo = read_json(curve_path(run_dir, "dagger"), []), read_json(curve_path(run_dir, "dpo"), [])
+    dagger = read_json(curve_path(run_dir, "dagger"), [])
     end = max((r["step"] for r in sft), default=0)   # DAgger continues SFT: its records follow on SFT's steps
     imitation = sft + [{**r, "step": r["step"] + end} for r in dagger]
     then = f", DAgger from step {end + 1}" if dagger else ""
@@ -250,7 +250,7 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
         acc = ax[1, 0].twinx(); acc.plot(xs, ys, color="tab:green", lw=.8); acc.set_ylim(0, 1.02)
         acc.set_ylabel("completion token accuracy", color="tab:green", fontsize=8)
     reward_trajectory(ax[1, 1], grpo)
-    for recs, lab in ((sft, "SFT"), (dagger, "DAgger"), (grpo, "GRPO"), (dpo, "DPO")):   # one line per stage, each on its own steps
+    for recs, lab in ((sft, "SFT"), (dagger, "DAgger"), (grpo, "GRPO")):   # one line per stage, each on its own steps
         xs, ys = _series(recs, "learning_rate")
         if xs: ax[1, 2].plot(xs, ys, label=lab)
     ax[1, 2].set_title("learning rate per stage"); ax[1, 2].set_xlabel("step"); ax[1, 2].legend(fontsize=7)
@@ -270,22 +270,22 @@ def library_versions() -> dict:
     return out
 
 # %% ../../nbs/55_train_pipeline.ipynb #8a37806f
-STAGES = ("sft", "dagger", "grpo", "dpo", "eval", "all")   # in the order "all" runs them (dagger and dpo when the recipe asks)
+STAGES = ("sft", "dagger", "grpo", "eval", "all")   # in the order "all" runs them (dagger when the recipe asks)
 
-def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo", "eval" or "all" (sft → [dagger] → grpo → [dpo] → eval, as the recipe says)
+def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval" or "all" (sft → [dagger] → grpo → eval, as the recipe says)
                  profile: str = "auto",         # profile name or "auto"
                  model: str | None = None,      # base model (default: the recipe's, e.g. the t4 recipe's 3B model)
                  arena: str = "all",            # "bazaar", "market" or "all" (alias "both")
                  out_dir="runs/cpu-smollm2",
                  steps: int | None = None,      # steps for a single stage (overrides the recipe)
-                 sft_steps: int | None = None, grpo_steps: int | None = None, dpo_steps: int | None = None,
+                 sft_steps: int | None = None, grpo_steps: int | None = None,
                  eval_seeds: int | None = None, # held-out seeds per task for the evaluation
                  resume: bool = True,
                  threads: int | None = None,    # torch threads (e.g. 1 on a shared CPU)
                  recipe: str | None = None,     # a recipe name/path (default: the profile's)
                  hub_repo: str | None = None,   # push checkpoints (off by default)
                 ) -> dict:
-    "Run SFT, [DAgger,] GRPO [and DPO] with per-step checkpoints, then evaluate; returns a summary dict."
+    "Run SFT, [DAgger,] and GRPO with per-step checkpoints, then evaluate; returns a summary dict."
     from bazaarbatna.train.profiles import get_profile
     if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
     if threads:
@@ -303,7 +303,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
            "out_dir": str(out), "compact": compact, "seed": seed, "versions": library_versions(), "cpu_count": os.cpu_count(),
            "recipe_settings": rec}   # the recipe as it was read: a committed run says what made it
     def say(msg): print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
-    sft_dir, dagger_dir, grpo_dir, dpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo", "dpo"))
+    sft_dir, dagger_dir, grpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo"))
     sr, dg = rec.get("sft", {}), rec.get("dagger")
     imitation = dict(model=model, profile=p, arenas=arenas, n_seeds=sr.get("n_seeds", 8), resume=resume, hub_repo=hub_repo,
                      tasks=rec.get("train_tasks"), compact=compact, max_per_action=sr.get("max_per_action"), max_per_task=sr.get("max_per_task"),
@@ -337,21 +337,11 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                                  temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
                                  on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0),
                                  recollect_every=g.get("recollect_every"), seed=seed)
-    d = rec.get("dpo", {})
-    if stage == "dpo" or (stage == "all" and d.get("enabled", False)):
-        from bazaarbatna.train.dpo import train_dpo
-        n = steps if stage == "dpo" and steps else dpo_steps or d.get("steps", 20)
-        adapter = str(grpo_dir) if grpo_dir.exists() else str(imitated) if imitated.exists() else None
-        say(f"DPO: {n} steps from {adapter or 'the base model'}")
-        res["dpo"] = train_dpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n, n_seeds=d.get("n_seeds", 8),
-                               beta=d.get("beta", 0.1), learning_rate=d.get("learning_rate", 5e-5), compact=compact,
-                               resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), seed=seed)
     if stage in ("eval", "all"):
         models = {"base": model}
         if sft_dir.exists(): models["sft"] = str(sft_dir)
         if dagger_dir.exists(): models["sft+dagger"] = str(dagger_dir)
         if grpo_dir.exists(): models["sft+grpo"] = str(grpo_dir)
-        if dpo_dir.exists(): models["+dpo"] = str(dpo_dir)
         say(f"evaluating {list(models)} on held-out seeds")
         ev = evaluate_models(out, models, arenas, n_seeds=eval_seeds or rec.get("eval", {}).get("seeds", 10),
                              tasks=rec.get("eval_tasks"), compact=compact, split=rec.get("eval", {}).get("split", "eval"),
@@ -366,7 +356,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                                  task_seeds=groups, scripted=False, compact=compact, max_new_tokens=max(64, p.max_completion_len))
             res["train_check"] = {a: str(out / "train_check" / "eval" / a / "summary.json") for a in tc}
             for a in tc: print("\nOn the seeds GRPO trained on (greedy):\n" + eval_table(tc[a]), flush=True)
-    if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo", "dpo")):
+    if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo")):
         plot_dashboard(out); res["dashboard"] = str(out / "dashboard.png")
     if stage in ("eval", "all") and "eval" in res:
         res["verdict"] = {a: verdict(read_json(out / "eval" / a / "summary.json"), read_json(curve_path(out, "grpo"), [])) for a in res["eval"]}
