@@ -86,7 +86,7 @@ DIALOGUE_WINDOW = 6    # turns of dialogue in the observation
 
 def recent_dialogue(dialogue: list) -> list:
     "The last `DIALOGUE_WINDOW` turns, each a copy: a policy that edits its observation cannot rewrite the episode's dialogue."
-    return [dict(d) for d in dialogue[-DIALOGUE_WINDOW:]]
+    return [*map(dict.copy, dialogue[-DIALOGUE_WINDOW:])]   # = [dict(d) for d in ...], without a Python-level loop
 
 
 REWARD_TABLE = [
@@ -303,7 +303,7 @@ class BazaarEnv:
             tl = _tells_cached(message) if message else ()
             s.last_tells = tl
             if tl:
-                data["tells"] = [dict(x) for x in tl]
+                data["tells"] = [*map(dict.copy, tl)]
                 ts = s.tell_scores
                 for x in tl:
                     if x["score"] > ts.get(x["signal"], 0.0): ts[x["signal"]] = x["score"]
@@ -327,7 +327,7 @@ class BazaarEnv:
              "dialogue": recent_dialogue(s.dialogue), "done": s.done}
         if task.tells:
             tl = s.last_tells
-            o["tells"] = [dict(x) for x in tl] if tl else []
+            o["tells"] = [*map(dict.copy, tl)]
             o["tell_scores"] = s.tell_scores.copy()
         if task.n_deals > 1:
             o["career"] = {"deal_index": s.deal_index, "n_deals": task.n_deals, "utilities": list(s.career_utils)}
