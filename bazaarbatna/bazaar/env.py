@@ -496,9 +496,10 @@ def make_env(task: str = "single_deal",  # a name in `TASKS`
     seller = overrides.pop("seller", None)
     cfg = TASKS[task]
     if isinstance(seller, str): overrides["seller"] = seller; seller = None
-    bad = set(overrides) - set(TaskConfig.__dataclass_fields__)
-    if bad: raise ValueError(f"unknown TaskConfig fields {sorted(bad)}")
-    if overrides: cfg = replace(cfg, **overrides)
+    if overrides:
+        bad = set(overrides) - set(TaskConfig.__dataclass_fields__)
+        if bad: raise ValueError(f"unknown TaskConfig fields {sorted(bad)}")
+        cfg = replace(cfg, **overrides)
     return BazaarEnv(cfg, seed=seed, seller=seller)
 
 # %% ../../nbs/13_bazaar_env.ipynb #9e34c5be
