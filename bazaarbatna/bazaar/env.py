@@ -86,7 +86,7 @@ DIALOGUE_WINDOW = 6    # turns of dialogue in the observation
 
 def recent_dialogue(dialogue: list) -> list:
     "The last `DIALOGUE_WINDOW` turns, each a copy: a policy that edits its observation cannot rewrite the episode's dialogue."
-    return [dict(d) for d in dialogue[-DIALOGUE_WINDOW:]]
+    return [*map(dict.copy, dialogue[-DIALOGUE_WINDOW:])]   # = [dict(d) for d in ...], without a Python-level loop
 
 
 REWARD_TABLE = [
@@ -239,6 +239,7 @@ def opponent_version(task: TaskConfig, seller) -> str:
 class BazaarEnv:
     "The bazaar buyer environment (see the module docs for observations, actions and rewards)."
     action_schema = ACTION_SCHEMA
+    eager_reset = False   # the constructor's reset runs when its state is first read (`__getattr__`)
 
     def __init__(self, task: TaskConfig, seed: int = 0, seller=None):
         self.task = task
@@ -246,7 +247,15 @@ class BazaarEnv:
         self._wants_dialogue = getattr(self.seller, "wants_dialogue", True)  # rule sellers never read it
         self.opponent_version = opponent_version(task, self.seller)
         self._seed, self._v = seed, None
-        self.reset(seed)   # sets the state, the random stream and the transcript
+        if self.eager_reset: self.reset(seed)   # sets the state, the random stream and the transcript
+
+    def __getattr__(self, name):
+        # reached only for an attribute not set: before the first reset, the constructor's reset(seed) runs now, so an
+        # env made and reset at once (every rollout loop) draws its first deal once, not twice; what it reads is the same
+        if name in ("s", "rng", "transcript") and "_seed" in self.__dict__:
+            self.reset(self._seed)
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- episode lifecycle ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> dict:
@@ -294,7 +303,7 @@ class BazaarEnv:
             tl = _tells_cached(message) if message else ()
             s.last_tells = tl
             if tl:
-                data["tells"] = [dict(x) for x in tl]
+                data["tells"] = [*map(dict.copy, tl)]
                 ts = s.tell_scores
                 for x in tl:
                     if x["score"] > ts.get(x["signal"], 0.0): ts[x["signal"]] = x["score"]
@@ -318,7 +327,7 @@ class BazaarEnv:
              "dialogue": recent_dialogue(s.dialogue), "done": s.done}
         if task.tells:
             tl = s.last_tells
-            o["tells"] = [dict(x) for x in tl] if tl else []
+            o["tells"] = [*map(dict.copy, tl)]
             o["tell_scores"] = s.tell_scores.copy()
         if task.n_deals > 1:
             o["career"] = {"deal_index": s.deal_index, "n_deals": task.n_deals, "utilities": list(s.career_utils)}
@@ -473,7 +482,8 @@ class BazaarEnv:
     def restore(self, snap: tuple) -> None:
         "Return to a `snapshot()`; the snapshot stays reusable."
         s, rs, meta, turns, seed = snap
-        self.s = s.copy(); self.rng.setstate(rs); self._seed = seed
+        self.rng.setstate(rs)   # first: in an env not reset yet, this read runs the constructor's reset (`__getattr__`)
+        self.s = s.copy(); self._seed = seed
         self.transcript = Transcript(dict(meta), list(turns))
         self._v = self._deal_view()
 
@@ -486,9 +496,10 @@ def make_env(task: str = "single_deal",  # a name in `TASKS`
     seller = overrides.pop("seller", None)
     cfg = TASKS[task]
     if isinstance(seller, str): overrides["seller"] = seller; seller = None
-    bad = set(overrides) - set(TaskConfig.__dataclass_fields__)
-    if bad: raise ValueError(f"unknown TaskConfig fields {sorted(bad)}")
-    if overrides: cfg = replace(cfg, **overrides)
+    if overrides:
+        bad = set(overrides) - set(TaskConfig.__dataclass_fields__)
+        if bad: raise ValueError(f"unknown TaskConfig fields {sorted(bad)}")
+        cfg = replace(cfg, **overrides)
     return BazaarEnv(cfg, seed=seed, seller=seller)
 
 # %% ../../nbs/13_bazaar_env.ipynb #9e34c5be
@@ -526,6 +537,7 @@ def seller_bonus(price: float, reservation: float, ask: float) -> float:
 class HumanSellerEnv(BazaarEnv):
     "A human (the agent of this env) plays the seller against a buyer policy."
     action_schema = SELLER_ACTION_SCHEMA
+    eager_reset = True   # its reset moves the buyer policy, so it runs in the constructor, as it always has
 
     def __init__(self, task: TaskConfig, seed: int = 0, buyer="expert"):
         if isinstance(buyer, str):

@@ -18,9 +18,12 @@ __all__ = ['POLICIES', 'POLICY_DOCS', 'TUNED_FILE', 'TUNED_DEFAULT', 'REFERENCES
 # %% ../../nbs/14_bazaar_policies.ipynb #f28c196d
 def _offer(obs: dict, price: float, message: str = "") -> dict:
     "An offer that never exceeds the budget nor falls below the buyer's last offer; accept if it meets the ask."
-    last = obs["buyer_offers"][-1] if obs["buyer_offers"] else 0.0
-    p = max(last, min(obs["budget"], round(price, 2)))
-    if p >= obs["ask"]: return {"action": "accept", "message": message} if obs["ask"] <= obs["budget"] else {"action": "offer", "price": p, "message": message}
+    bo, budget, ask = obs["buyer_offers"], obs["budget"], obs["ask"]
+    last = bo[-1] if bo else 0.0
+    p = round(price, 2)
+    if not p < budget: p = budget   # min(budget, p), the same value and type, without the builtin call
+    if not p > last: p = last       # max(last, p)
+    if p >= ask: return {"action": "accept", "message": message} if ask <= budget else {"action": "offer", "price": p, "message": message}
     return {"action": "offer", "price": p, "message": message}
 
 # %% ../../nbs/14_bazaar_policies.ipynb #f5aef54b

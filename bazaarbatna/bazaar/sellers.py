@@ -363,7 +363,9 @@ class RuleSeller:
         if v.buyer_message and p.gullibility:
             push = buyer_pressure(v.buyer_message)
             target -= p.gullibility * push * .15 * (v.last_ask - target if v.last_ask > target else 0)
-        return min(target, v.last_ask - p.reciprocity * max(0.0, v.buyer_raise))
+        br = v.buyer_raise
+        cap = v.last_ask - p.reciprocity * (br if br > 0.0 else 0.0)   # max(0.0, br): the same value and type, no call
+        return cap if cap < target else target                       # min(target, cap)
 
     def decide(self, v: SellerView, rng) -> SellerReply:
         "The guarded move for the offer in `v`: action and price, no words yet."
