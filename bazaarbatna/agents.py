@@ -1,4 +1,4 @@
-"""Chat prompts per arena, robust JSON replies, the buyer's monotonic-offer guard, and an LLM policy that plays many episodes at once with batched generation.
+"""Chat prompts for any arena, robust JSON replies, the guards an agent keeps in code, and an LLM policy that plays many episodes at once with batched generation; each arena's own part of prompting lives with the arena.
 
 Docs: https://bazaarbatna.github.io/bazaarbatna/agents.html.md"""
 
@@ -6,31 +6,24 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/agents.html.md"""
 
 # %% ../nbs/40_agents.ipynb #41243bbf
 from __future__ import annotations
-import json, math, re, sys, time
+import importlib, json, re, sys, time
 from pathlib import Path
 from .core import ActionError, Refused, extract_json
-from .arenas import get_arena
+from .arenas import ARENAS, get_arena, make_policy
 
 # %% auto #0
-__all__ = ['ROLE_BRIEFS', 'COMPACT_ROLES', 'LADDER', 'RUNG_REPLY', 'OFFER_MESSAGE', 'MENU_FREE', 'MENUS', 'MENU_REPLY',
-           'PROMPT_HINTS', 'PROMPT_STYLE_FILE', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
-           'compact_system_prompt', 'compact_observation', 'parse_reply', 'own_offers', 'offer_bounds', 'guard_action',
-           'ladder_price', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'rung_action', 'LadderPolicy',
-           'MenuTeacher', 'offer_message', 'teacher_policy', 'market_menu', 'offer_net', 'move_key', 'menu_text',
-           'offer_price', 'market_menu_lines', 'menu_action', 'reply_json', 'write_prompt_style', 'saved_prompt_style',
-           'adapter_base', 'load_policy_model', 'release_policy_model', 'LLMPolicy', 'rollout_batch']
+__all__ = ['PROMPT_STYLE_FILE', 'arena_prompting', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
+           'compact_system_prompt', 'compact_observation', 'parse_reply', 'guard_action', 'teacher_policy',
+           'reply_json', 'write_prompt_style', 'saved_prompt_style', 'adapter_base', 'load_policy_model',
+           'release_policy_model', 'LLMPolicy', 'rollout_batch']
+
+# %% ../nbs/40_agents.ipynb #4a542d3b
+def arena_prompting(arena: str) -> dict:
+    "`PROMPTING` of the arena's `prompts` module: what the arena adds to prompts and replies ({} for a name that is no arena)."
+    if arena not in ARENAS: return {}
+    return importlib.import_module(ARENAS[arena] + ".prompts").PROMPTING
 
 # %% ../nbs/40_agents.ipynb #3729daa9
-ROLE_BRIEFS = {
-    "bazaar": ("You are a shrewd buyer haggling with a seller in an Indian bazaar. Your budget is private: "
-               "never pay more than it, and pay as little as you can. The seller has a hidden minimum price. "
-               "Open low, raise your offer in small steps, never lower an offer you already made, "
-               "and accept when the seller's ask is good for you. Walk away only if no deal under your budget is possible."),
-    "market": ("You are an AI lab trading scarce GPU blocks in a market of labs. You have a budget and private "
-               "training jobs with deadlines and values. Buy the compute your jobs need as cheaply as you can, "
-               "sell what you do not need, form coalitions when they pay, and keep your commitments."),
-}
-
 def action_format(schema) -> str:
     "One line per action of `schema`: its name, fields and description."
     lines = []
@@ -47,7 +40,7 @@ def system_prompt(arena: str,             # "bazaar" or "market"
                  ) -> str:
     "The system message: role, task brief and action format."
     a = get_arena(arena)
-    parts = [ROLE_BRIEFS[arena]]
+    parts = [arena_prompting(arena)["role"]]
     if brief: parts.append(brief)
     parts.append("Each turn, reply with exactly one JSON object and nothing else. Actions:\n" + action_format(a.ACTION_SCHEMA))
     return "\n\n".join(parts)
@@ -61,7 +54,7 @@ def build_messages(arena: str,             # "bazaar" or "market"
     a = get_arena(arena)
     if compact:
         user = compact_observation(a.render_observation(obs))
-        if (hint := PROMPT_HINTS.get(arena)) and (line := hint(obs)): user += "\n" + line   # another arena: no hint line
+        if (hint := arena_prompting(arena).get("hint")) and (line := hint(obs)): user += "\n" + line   # the ladder, the menu
         return [{"role": "system", "content": compact_system_prompt(arena)}, {"role": "user", "content": user + "\nJSON:"}]
     if brief is None: brief = task_brief(arena, obs)
     user = a.render_observation(obs).strip() + "\n\nYour move (one JSON object):"
@@ -77,15 +70,10 @@ def task_brief(arena: str, obs: dict) -> str | None:
     return None
 
 # %% ../nbs/40_agents.ipynb #b96c2a42
-COMPACT_ROLES = {
-    "bazaar": "You are the buyer in a bazaar haggle. Pay as little as you can, never more than your budget, never lower your own offer.",
-    "market": "You are an AI lab trading GPU blocks. Get compute for your jobs cheaply, sell what you do not need, keep commitments.",
-}
-
 def compact_system_prompt(arena: str) -> str:
-    "A short system message: the role, then the actions as JSON templates on one line (or, for a menu arena, how to pick a move)."
-    if arena in MENUS: return COMPACT_ROLES[arena] + MENU_REPLY
-    if arena in RUNG_REPLY: return COMPACT_ROLES[arena] + RUNG_REPLY[arena]
+    "A short system message: the role, then the arena's own reply format (a rung, a menu move) or the actions as JSON templates on one line."
+    p = arena_prompting(arena)
+    if p.get("compact_reply"): return p["compact_role"] + p["compact_reply"]
     sch = get_arena(arena).ACTION_SCHEMA
     acts = []
     for name, fields in sch.actions.items():
@@ -93,7 +81,7 @@ def compact_system_prompt(arena: str) -> str:
         ex = ", ".join([f'"action": "{name}"'] + [f'"{f.name}": ' + ('"<text>"' if f.name == "message" else
                         ("|".join(map(str, f.choices)) if f.kind == "enum" else f"<{f.kind}>")) for f in fs])
         acts.append("{" + ex + "}")
-    return COMPACT_ROLES[arena] + " Reply with one JSON object only, one of: " + " | ".join(acts)
+    return p["compact_role"] + " Reply with one JSON object only, one of: " + " | ".join(acts)
 
 def compact_observation(text: str,             # an arena's `render_observation` output
                         keep_dialogue: int = 2,  # dialogue lines kept (the most recent)
@@ -117,318 +105,45 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma in 38,600 (not 
 # %% ../nbs/40_agents.ipynb #1d0e4efa
 def parse_reply(arena: str,  # "bazaar" or "market"
                 text: str,   # the model's reply
-                obs: dict | None = None,  # the observation it answers: resolves a menu reply {"move": "<listed move>"} (`MENUS`) and a ladder rung
+                obs: dict | None = None,  # the observation it answers: resolves a compact reply (a ladder rung, a menu move: `read_reply`)
                ) -> tuple[dict | None, ActionError | None]:
     "The validated action in `text`, or (None, the error)."
     try:
         schema = get_arena(arena).ACTION_SCHEMA
-        if obs is not None and arena in MENUS:
+        if obs is not None and (read := arena_prompting(arena).get("read_reply")):
             reply, _ = extract_json(text)
-            if "move" in reply and "action" not in reply: return schema.parse(menu_action(arena, reply, obs)), None
-        if obs is not None and arena == "bazaar":
-            reply, _ = extract_json(text)
-            if "rung" in reply and "price" not in reply: return schema.parse(rung_action(reply, obs)), None
+            if (action := read(reply, obs)) is not None: return schema.parse(action), None
         return schema.parse(text), None
     except ActionError as e: return None, e
 
 # %% ../nbs/40_agents.ipynb #f37a59ca
-def own_offers(obs: dict, role: str = "buyer") -> list[float]:
-    "The prices this side has offered so far, oldest first, as found in the observation."
-    for k in ("my_offers", f"{role}_offers", "own_offers"):
-        v = obs.get(k)
-        if isinstance(v, list): return [float(x["price"] if isinstance(x, dict) else x) for x in v if x is not None]
-    hist = obs.get("offers") or obs.get("offer_history") or []
-    return [float(h["price"]) for h in hist if isinstance(h, dict) and h.get("speaker") == role and h.get("price") is not None]
-
-def _num(x) -> float | None:
-    "`x` as a finite positive float, else None."
-    if isinstance(x, bool) or not isinstance(x, (int, float)): return None
-    try: x = float(x)
-    except OverflowError: return None   # an int past the float range
-    return x if math.isfinite(x) and x > 0 else None
-
-def offer_bounds(obs: dict) -> tuple[float | None, float | None]:
-    "(floor, cap) of a buyer's next offer: its own last offer, and min(ask, budget); None where the observation lacks it."
-    caps = [c for c in (_num(obs.get("ask")), _num(obs.get("budget"))) if c is not None]
-    prev = own_offers(obs)
-    return (prev[-1] if prev else None), (min(caps) if caps else None)
-
-def _guard_bazaar(action: dict, obs: dict) -> dict:
-    if action.get("action") != "offer" or _num(action.get("price")) is None: return action
-    floor, cap = offer_bounds(obs)
-    p = float(action["price"]) if cap is None else min(float(action["price"]), cap)   # never above the ask or the budget
-    if floor is not None: p = max(floor, p)        # the invariant wins: never below my own last offer
-    return action if p == action["price"] else {**action, "price": p}
-
-def _guard_market(action: dict, obs: dict) -> dict:
-    kind, budget = action.get("action"), _num(obs.get("budget"))
-    if kind not in ("send_offer", "counter_offer") or budget is None or _num(action.get("payment")) is None: return action
-    if kind == "send_offer":
-        b = next((b for b in obs.get("blocks") or [] if isinstance(b, dict) and b.get("id") == action.get("block")), None)
-        buying = b is not None and b.get("owner") == action.get("target")
-    else:
-        o = next((o for o in obs.get("offers") or [] if isinstance(o, dict) and o.get("id") == action.get("offer")), None)
-        buying = o is not None and o.get("kind") == "sell"
-    cap = math.floor(budget * 100) / 100
-    return {**action, "payment": cap} if buying and action["payment"] > cap else action
-
 def guard_action(arena: str, action: dict, obs: dict) -> dict:
-    "The hard rules an agent keeps in code: bazaar offers within [my last offer, min(ask, budget)]; market purchases within budget."
+    "The hard rules an agent keeps in code: the arena's `guard` (bazaar offers within [my last offer, min(ask, budget)]; market purchases within budget)."
     if not isinstance(action, dict) or not isinstance(obs, dict): return action
-    if arena == "bazaar": return _guard_bazaar(action, obs)
-    if arena == "market": return _guard_market(action, obs)
-    return action
+    guard = arena_prompting(arena).get("guard")
+    return guard(action, obs) if guard else action
 
-
-# %% ../nbs/40_agents.ipynb #a9ed532f
-LADDER = tuple(range(50, 100, 2))   # the rungs of the compact bazaar prompt, in % of the seller's current ask
-
-def ladder_price(x: float) -> float | int:
-    "`x` rounded to the cent, an `int` when whole: how a price is written in the ladder and in the SFT target."
-    x = round(float(x), 2)
-    return int(x) if x == int(x) else x
-
-def price_ladder(obs: dict) -> list[tuple[str, float]]:
-    "(label, price) rungs: `LADDER` % of the seller's current ask within [my last offer, min(ask, budget)), then that cap."
-    ask, budget = _num(obs.get("ask")), _num(obs.get("budget"))
-    if ask is None or budget is None: return []
-    floor, cap = offer_bounds(obs)                 # the guard's range
-    lo, cap = floor or 0.0, ladder_price(cap)
-    rungs = [(f"{k}%", ladder_price(ask * k / 100)) for k in LADDER]
-    return [(n, p) for n, p in rungs if lo <= p < cap] + [("ask" if ask <= budget else "budget", cap)]
-
-def ladder_line(obs: dict) -> str:
-    "The ladder as one prompt line: the range of its rungs and its top ('' when the observation has no prices)."
-    lad = price_ladder(obs)
-    if not lad: return ""
-    (top, cap), rungs = lad[-1], [n for n, _ in lad[:-1]]
-    if not rungs: return f"Offer ladder: {top}={cap}"
-    span = f"{rungs[0]} of the seller's ask" if len(rungs) == 1 else f"{rungs[0]} to {rungs[-1]} of the seller's ask in steps of 2%"
-    return f"Offer ladder: {span}, or {top}={cap}"
-
-def snap_to_ladder(price: float, obs: dict) -> float | int:
-    "The lowest ladder price at or above `price` (the ladder's top when none is)."
-    lad = price_ladder(obs)
-    if not lad: return price
-    return next((p for _, p in lad if p >= price - 1e-9), lad[-1][1])
-
-def rung_action(reply: dict, obs: dict) -> dict:
-    "A compact bazaar reply naming a ladder rung ({'action': 'offer', 'rung': '58%'}) as the offer at that rung's price."
-    label = reply.get("rung")
-    if not isinstance(label, str): raise ActionError("wrong_type", "rung", f"rung must be a ladder label as text, like \"58%\", got {label!r:.20}")
-    price = dict(price_ladder(obs)).get(label.strip())
-    if price is None: raise ActionError("invalid_now", "rung", f"{label!r:.20} is not on the offer ladder now")
-    return {**{k: v for k, v in reply.items() if k != "rung"}, "price": price}
-
-RUNG_REPLY = {"bazaar": ' Reply with one JSON object only, one of: {"action": "offer", "rung": "<a label of the offer ladder, like 58%>", '
-                        '"message": "<text>"} | {"action": "accept", "message": "<text>"} | {"action": "walk", "message": "<text>"}; '
-                        '"price": <number> instead of "rung" offers any other price.'}   # arenas whose compact offers name a rung
-
-class LadderPolicy:
-    "A bazaar policy whose offers move up to the next rung of `price_ladder`: the SFT teacher for compact prompts."
-    def __init__(self, policy):
-        self.policy, self.name = policy, f"{getattr(policy, 'name', 'policy')}_ladder"
-    def reset(self, seed: int) -> None: self.policy.reset(seed)
-    def act(self, obs: dict):
-        a = self.policy.act(obs)
-        if isinstance(a, dict) and a.get("action") == "offer" and _num(a.get("price")) is not None:
-            a = {**a, "price": snap_to_ladder(a["price"], obs)}
-        return a
-
-class MenuTeacher:
-    """A menu arena's policy as an SFT teacher for compact prompts: an offer goes at the price its menu line lists
-    (`offer_price`) with a message of one short line that only repeats it (`OFFER_MESSAGE`), and other moves keep a
-    message only where the menu asks for one (+message)."""
-    def __init__(self, policy):
-        self.policy, self.name = policy, f"{getattr(policy, 'name', 'policy')}_menu"
-    def reset(self, seed: int) -> None: self.policy.reset(seed)
-    def act(self, obs: dict):
-        a = self.policy.act(obs)
-        if not isinstance(a, dict): return a
-        if (price := offer_price(a, obs)) is not None: a = {**a, "payment": ladder_price(price)}   # the menu's price
-        if "message" not in a or "+message" in _MENU_ASKS.get(a.get("action"), ""): return a
-        a = {k: v for k, v in a.items() if k != "message"}
-        if _num(a.get("payment")) is not None: a["message"] = offer_message(a["payment"])
-        return a
-
-OFFER_MESSAGE = "{} is a fair price for you; we pay on time."   # the rule judge gives it 0.85 (the expert's messages: ~1.0)
-_OFFER_MOVES = ("send_offer",)   # the expert writes no message with its counter-offers
-
-def offer_message(payment) -> str:
-    "The standard line an offer carries under the menu: it only repeats the price."
-    return OFFER_MESSAGE.format(ladder_price(payment))
-
+# %% ../nbs/40_agents.ipynb #c13498af
 def teacher_policy(arena: str,           # "bazaar" or "market"
                    name: str = "expert", # a scripted policy of the arena
                    compact: bool = False,  # the prompt style the samples are for
                   ):
-    """The scripted policy `name` as a teacher: for compact prompts (SFT targets, GRPO states), on the price ladder in the
-    bazaar and, in a menu arena, with messages only on the moves marked +message."""
-    from bazaarbatna.arenas import make_policy
+    """The scripted policy `name` as a teacher: for compact prompts (SFT targets, GRPO states) wrapped in the arena's
+    `teacher` (the bazaar's offers on the price ladder, the market's priced as its menu lists them)."""
     pol = make_policy(arena, name)
     if not compact: return pol
-    return LadderPolicy(pol) if arena == "bazaar" else MenuTeacher(pol) if arena in MENUS else pol
-
-
-# %% ../nbs/40_agents.ipynb #25aa41a9
-MENU_FREE = ("payment", "message", "conditions", "hours")   # the fields a menu reply writes itself; the menu fixes the rest
-_MENU_ASKS = {"send_offer": " +payment", "counter_offer": " +payment", "make_pitch": " +message", "counter_pitch": " +message"}
-
-def market_menu(obs: dict) -> list[dict]:
-    """The market moves the rules allow now, with their ids and without payment or message ([] when the observation has no lab);
-    allocations by job deadline, exchange blocks by worth less price and other labs' blocks by worth (those the expert could
-    bid for first), best first."""
-    from bazaarbatna.market.policies import runnable, open_jobs, useful_worth, energy as energy_bill
-    me = obs.get("lab")
-    if not isinstance(me, str): return []
-    budget = _num(obs.get("budget")) or 0.0
-    energy = (obs.get("market") or {}).get("energy_price", 1.0)
-    labs = [l["id"] for l in obs.get("labs") or ()]
-    mine = [c for c in obs.get("coalitions") or () if me in c.get("members", ())]
-    blocks = [b for b in obs.get("blocks") or () if (b.get("hours_left") or 0) > 0]
-    usable = [b for b in blocks if runnable(obs, b)]
-    spare = [b for b in blocks if b.get("owner") == me and not b.get("pool")]
-    jobs = open_jobs(obs) if "jobs" in obs and "round" in obs else []
-    worth = lambda b: useful_worth(obs, b, jobs)[0] if jobs else 0.
-    moves = [{"action": "wait"}, {"action": "finish"}]   # first: trials with finish last did no better (prose)
-    for j in jobs:
-        need = j["gpu_hours"] - j["done_hours"]
-        moves += [{"action": "allocate_to_job", "job": j["id"], "block": b["id"]} for b in usable
-                  if b["reliability"] >= j["min_reliability"] and min(b["hours_left"], need) * b["energy_cost"] * energy <= budget]
-    exchange = [b for b in blocks if b.get("owner") == "exchange" and b.get("price") is not None and b["price"] <= budget]
-    moves += [{"action": "reserve_capacity", "block": b["id"]} for b in sorted(exchange, key=lambda b: b["price"] - worth(b))]
-    owner = {b["id"]: (b.get("owner"), b.get("pool")) for b in blocks}
-    for o in sorted(obs.get("offers") or (), key=lambda o: -offer_net(o, obs, jobs)):   # the best deal first
-        trade = o.get("kind") != "coalition"
-        seller = me if o.get("kind") == "buy" else o.get("from")
-        if not trade or owner.get(o.get("block")) == (seller, None):     # a trade offer is void once its block moved
-            if not trade or o.get("kind") == "buy" or o.get("payment", 0) <= budget: moves.append({"action": "accept_offer", "offer": o["id"]})
-            if trade: moves.append({"action": "counter_offer", "offer": o["id"]})
-        moves += [{"action": "counter_pitch", "offer": o["id"]}, {"action": "reject_offer", "offer": o["id"]}]
-    moves += [{"action": "send_offer", "target": l, "block": b["id"]} for b in spare for l in labs]    # sell mine
-    theirs = [b for b in blocks if b.get("owner") in labs and not b.get("pool")]
-    fits = lambda b: .6 * worth(b) + energy_bill(obs, b, jobs) <= budget   # the expert bids only where its opening bid and the energy fit
-    moves += [{"action": "send_offer", "target": b["owner"], "block": b["id"]} for b in sorted(theirs, key=lambda b: (not fits(b), -worth(b)))]  # buy theirs
-    moves += [{"action": "release_capacity", "block": b["id"]} for b in blocks if b.get("owner") == me]
-    pending = {o.get("to") for o in obs.get("my_offers") or () if o.get("kind") == "coalition" and o.get("status") == "pending"}
-    allied = {m for c in mine for m in c.get("members", ())}
-    moves += [{"action": "form_coalition", "target": l} for l in labs if l not in pending and l not in allied]
-    moves += [{"action": "commit_to_coalition", "coalition": c["id"], "block": b["id"]} for c in mine for b in spare]
-    moves += [{"action": "make_pitch", "target": l} for l in labs]
-    # an offer with no price to list (a block worth nothing to the lab) is left out: the expert never makes one, and a
-    # model that picked one had to invent its price (a full-format reply can still send it)
-    return [m for m in moves if m["action"] not in ("send_offer", "counter_offer") or offer_price(m, obs, jobs) is not None]
-
-def offer_net(offer: dict, obs: dict, jobs: list | None = None) -> float:
-    """What accepting an inbox offer nets the lab: a block's worth to it less the price when it buys, the price less the
-    worth when it sells; +inf for a coalition invite (the expert takes those first), 0 when the block is gone."""
-    from bazaarbatna.market.policies import open_jobs, useful_worth
-    if offer.get("kind") == "coalition": return math.inf
-    b = next((b for b in obs.get("blocks") or () if b["id"] == offer.get("block")), None)
-    if b is None: return 0.
-    w = useful_worth(obs, b, open_jobs(obs) if jobs is None else jobs)[0]
-    p = _num(offer.get("payment")) or 0.
-    return w - p if offer.get("kind") == "sell" else p - w
-
-def move_key(move: dict, obs: dict) -> str:
-    "The words that name a menu move, as a reply copies them: its action, then its ids ('send_offer sell B3 to L1')."
-    k = move["action"]
-    if k != "send_offer": return " ".join([k, *(str(v) for f, v in move.items() if f != "action")])
-    sell = any(b["id"] == move["block"] and b.get("owner") == obs.get("lab") for b in obs.get("blocks") or ())
-    return f"{k} {'sell' if sell else 'buy'} {move['block']} {'to' if sell else 'from'} {move['target']}"
-
-def menu_text(moves: list[dict], obs: dict) -> str:
-    """The menu as prompt lines: each move's key, then notes in brackets (an exchange block's price; for a move that trades a
-    block, the block's worth to the lab's open jobs, energy paid; for an offer the expert's price; for accepting one its price
-    and what it nets the lab), then what the reply must add (+payment, +message)."""
-    from bazaarbatna.market.policies import open_jobs, useful_worth
-    blocks = {b["id"]: b for b in obs.get("blocks") or ()}
-    offers = {o["id"]: o for o in obs.get("offers") or () if o.get("kind") != "coalition"}
-    jobs = open_jobs(obs) if obs.get("jobs") else []
-    lines = []
-    for m in moves:
-        o = offers.get(m.get("offer"))
-        b = blocks.get(m.get("block") or (o or {}).get("block"))
-        notes = []
-        if m["action"] == "reserve_capacity" and b.get("price") is not None: notes.append(str(ladder_price(b["price"])))
-        if b is not None and m["action"] in _WORTH_NOTED:
-            w = useful_worth(obs, b, jobs)[0]
-            notes.append(f"worth {w:.0f}")
-            if m["action"] == "accept_offer" and o is not None:
-                notes += [f"price {ladder_price(_num(o.get('payment')) or 0.)}", f"net {offer_net(o, obs, jobs):+.0f}"]
-        price = offer_price(m, obs, jobs)
-        if price is not None: notes.append(f"{'ask' if b.get('owner') == obs.get('lab') else 'bid'} {ladder_price(price)}")
-        ask = "" if price is not None else _MENU_ASKS.get(m["action"], "")   # an offer with a listed price needs no payment
-        lines.append(move_key(m, obs) + (f" ({', '.join(notes)})" if notes else "") + ask)
-    return "Moves:\n" + "\n".join(lines)
-
-def offer_price(move: dict, obs: dict, jobs: list | None = None) -> float | None:
-    """The price the expert names for an offer or counter-offer move, which the menu lists and a reply without a payment
-    goes at: `sell_ask` when the lab sells the block; when it buys one worth something to it, `buy_bid` at 60 % of the
-    worth, 10 points more for each earlier buy offer of this lab for the block (`my_offers`, up to 80 %: the expert's
-    second and third tries) and 70 % for a counter-offer; None for other moves and blocks worth nothing."""
-    from bazaarbatna.market.policies import sell_ask, buy_bid, energy, open_jobs, useful_worth
-    kind = move.get("action")
-    if kind not in ("send_offer", "counter_offer"): return None
-    blocks = {b.get("id"): b for b in obs.get("blocks") or () if isinstance(b, dict)}
-    o = next((o for o in obs.get("offers") or () if o.get("id") == move.get("offer")), None) if kind == "counter_offer" else None
-    b = blocks.get(move.get("block") if kind == "send_offer" else (o or {}).get("block"))
-    if b is None: return None
-    if b.get("owner") == obs.get("lab"): return float(sell_ask(obs, b))
-    jobs = (open_jobs(obs) if obs.get("jobs") else []) if jobs is None else jobs
-    worth = useful_worth(obs, b, jobs)[0]
-    if worth <= 0: return None
-    tries = sum(1 for x in obs.get("my_offers") or () if x.get("kind") == "buy" and x.get("block") == b["id"] and x.get("to") == b.get("owner"))
-    share = .7 if kind == "counter_offer" else .6 + .1 * min(tries, 2)
-    bid = buy_bid(worth, energy(obs, b, jobs), _num(obs.get("budget")) or 0., share)
-    return float(bid) if bid >= .01 else None
-
-_WORTH_NOTED = ("reserve_capacity", "send_offer", "accept_offer", "counter_offer")   # the moves that buy or sell a block
-
-def market_menu_lines(obs: dict) -> str:
-    "The market's compact-prompt hint: its menu of moves ('' when the observation has no lab)."
-    moves = market_menu(obs)
-    return menu_text(moves, obs) if moves else ""
-
-MENUS = {"market": market_menu}   # arenas whose compact replies copy one listed move
-MENU_REPLY = (' Reply with one JSON object only: {"move": "<one of the listed moves, copied>"}, adding "payment": <number> '
-              'to a move marked +payment and "message": "<text>" to one marked +message (an offer listed with its bid or ask goes at that '
-              'price unless the reply names another; any move may carry a message).')
-PROMPT_HINTS = {"bazaar": ladder_line, "market": market_menu_lines}   # the last lines of each arena's compact prompt
-
-def menu_action(arena: str, reply: dict, obs: dict) -> dict:
-    "The action a menu reply {'move': '<a listed move>', ...} names: that move's fixed fields plus the reply's own free fields."
-    moves, said = MENUS[arena](obs), reply.get("move")
-    if not isinstance(said, str): raise ActionError("wrong_type", "move", f"move must be one listed move as text, got {said!r:.20}")
-    said = " ".join(re.sub(r"\s*(\(.*?\)|\+payment|\+message)", " ", said).split())   # a copied line's notes are ignored
-    move = next((m for m in moves if move_key(m, obs) == said), None)
-    if move is None: raise ActionError("invalid_now", "move", f"{said!r:.60} is not on the menu now")
-    act = {**{k: v for k, v in reply.items() if k in MENU_FREE}, **move}
-    if "payment" not in reply and (price := offer_price(move, obs)) is not None: act["payment"] = ladder_price(price)
-    if act["action"] in _OFFER_MOVES and "message" not in act and _num(act.get("payment")) is not None:
-        act["message"] = offer_message(act["payment"])   # an offer the model wrote no message for goes with the standard line
-    return act
+    teacher = arena_prompting(arena).get("teacher")
+    return teacher(pol) if teacher else pol
 
 def reply_json(arena: str,            # "bazaar" or "market"
                action: dict,          # a validated action
-               obs: dict | None = None,  # the observation it answers (needed for a menu)
+               obs: dict | None = None,  # the observation it answers (a compact reply needs it)
                compact: bool = False, # the prompt style the reply is for
               ) -> str | None:
-    "The reply a model should write for `action`: its JSON, `action` first; under a menu, the move's key and free fields (None when not listed)."
-    free = {k: v for k, v in action.items() if k in MENU_FREE}
-    if compact and arena == "bazaar" and obs is not None and action.get("action") == "offer":
-        label = next((n for n, p in price_ladder(obs) if p == action.get("price")), None)   # a ladder price is named by its rung
-        if label is not None: return json.dumps({"action": "offer", "rung": label, **{k: v for k, v in action.items() if k not in ("action", "price")}}, ensure_ascii=False)
-    if compact and arena in MENUS and obs is not None:
-        if action.get("action") in _OFFER_MOVES and _num(free.get("payment")) is not None \
-                and free.get("message") == offer_message(free["payment"]):
-            del free["message"]   # `menu_action` writes the standard line back: the model leaves it out
-        fixed = {k: v for k, v in action.items() if k not in MENU_FREE}
-        price = offer_price(fixed, obs)
-        if price is not None and _num(free.get("payment")) == ladder_price(price): del free["payment"]   # the listed price
-        moves = MENUS[arena](obs)
-        return json.dumps({"move": move_key(fixed, obs), **free}, ensure_ascii=False) if fixed in moves else None
-    return json.dumps({"action": action["action"], **{k: v for k, v in action.items() if k != "action"}}, ensure_ascii=False)
+    "The reply a model should write for `action`: its JSON, `action` first; for a compact prompt the arena's own (`write_reply`: a rung, a menu move; None when it cannot say it)."
+    reply = {"action": action["action"], **{k: v for k, v in action.items() if k != "action"}}
+    if compact and obs is not None and (write := arena_prompting(arena).get("write_reply")): reply = write(reply, obs)
+    return None if reply is None else json.dumps(reply, ensure_ascii=False)
 
 # %% ../nbs/40_agents.ipynb #cb28bf4b
 PROMPT_STYLE_FILE = "bazaarbatna.json"   # written beside a trained adapter: the prompt style it was trained on

@@ -10,7 +10,8 @@ import importlib
 from types import SimpleNamespace
 
 # %% auto #0
-__all__ = ['ARENAS', 'get_arena', 'list_tasks', 'list_policies', 'make_env', 'make_policy']
+__all__ = ['ARENAS', 'REFERENCE_SEED_OFFSET', 'get_arena', 'list_tasks', 'list_policies', 'make_env', 'make_policy',
+           'random_search', 'fit_tuned_reference']
 
 # %% ../nbs/05_arenas.ipynb #4587cbc3
 ARENAS = {"bazaar": "bazaarbatna.bazaar", "market": "bazaarbatna.market"}
@@ -19,7 +20,7 @@ _loaded: dict = {}
 
 def get_arena(name: str,  # "bazaar" or "market"
              ) -> SimpleNamespace:
-    "The arena's public names: `TASKS`, `make_env`, `ACTION_SCHEMA`, `REWARD_TABLE`, `render_observation`, `POLICIES`, `POLICY_DOCS`."
+    "The arena's public names: `TASKS`, `make_env`, `ACTION_SCHEMA`, `REWARD_TABLE`, `render_observation`, `POLICIES`, `POLICY_DOCS`, `REFERENCES`."
     if name not in ARENAS: raise ValueError(f"unknown arena {name!r}; choose one of {sorted(ARENAS)}")
     if name not in _loaded:
         env = importlib.import_module(ARENAS[name] + ".env")
@@ -27,7 +28,8 @@ def get_arena(name: str,  # "bazaar" or "market"
         _loaded[name] = SimpleNamespace(
             name=name, TASKS=env.TASKS, make_env=env.make_env, ACTION_SCHEMA=env.ACTION_SCHEMA,
             REWARD_TABLE=env.REWARD_TABLE, render_observation=env.render_observation,
-            POLICIES=pol.POLICIES, POLICY_DOCS=pol.POLICY_DOCS, env_module=env, policies_module=pol)
+            POLICIES=pol.POLICIES, POLICY_DOCS=pol.POLICY_DOCS, REFERENCES=getattr(pol, "REFERENCES", {}),
+            env_module=env, policies_module=pol)
     return _loaded[name]
 
 # %% ../nbs/05_arenas.ipynb #31820160
@@ -44,10 +46,53 @@ def make_env(arena: str, task: str, seed: int = 0, **overrides):
     return get_arena(arena).make_env(task, seed=seed, **overrides)
 
 def make_policy(arena: str, name: str, **kw):
-    "A policy by name; `llm` and `llm:<model>` build the LLM policy from `bazaarbatna.agents`."
+    "A policy by name (a scripted one, or a reference such as `oracle`); `llm` and `llm:<model>` build the LLM policy from `bazaarbatna.agents`."
     a = get_arena(arena)
     if name == "llm" or name.startswith("llm:"):
         from bazaarbatna.agents import LLMPolicy
         return LLMPolicy(arena=arena, model=name.partition(":")[2] or kw.pop("model", "embedded"), **kw)
-    if name not in a.POLICIES: raise ValueError(f"unknown {arena} policy {name!r}; choose one of {sorted(a.POLICIES)} or 'llm[:model]'")
+    if name in a.REFERENCES: return a.REFERENCES[name](**kw)
+    if name not in a.POLICIES: raise ValueError(f"unknown {arena} policy {name!r}; choose one of {sorted(a.POLICIES)}, a reference {sorted(a.REFERENCES)} or 'llm[:model]'")
     return a.POLICIES[name](**kw)
+
+
+# %% ../nbs/05_arenas.ipynb #ebb7811e
+REFERENCE_SEED_OFFSET = 50_000   # the tuned references fit on training seeds from here on
+
+def random_search(score,             # params -> a number, higher is better
+                  draw,              # a `random.Random` -> one parameter set
+                  start: dict,       # the first candidate (the hand-set defaults)
+                  n_trials: int = 200,
+                  seed: int = 0,
+                 ) -> tuple[dict, float]:
+    "(best parameters, their score) among `start` and `n_trials - 1` draws; of equal scores the first is kept."
+    import math, random
+    if isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1:
+        raise ValueError(f"n_trials must be a whole number >= 1, got {n_trials!r}")
+    rng, best = random.Random(seed), (None, -math.inf)
+    for k in range(n_trials):
+        p = dict(start) if k == 0 else draw(rng)
+        s = score(p)
+        if s > best[1]: best = (p, s)
+    return best
+
+def fit_tuned_reference(arena: str,          # "bazaar" or "market"
+                        fit_task,            # (task, seeds, n_trials, seed) -> (params, mean return)
+                        tasks=None,          # task names (None: every task)
+                        n_seeds: int = 32,   # training seeds per trial, from `REFERENCE_SEED_OFFSET`
+                        n_trials: int = 200,
+                        seed: int = 0,
+                        path=None,           # where to write the fit as JSON (None: nowhere)
+                       ) -> dict:
+    "The fitted parameters and mean return per task, the seeds and the opponent versions they were fitted against."
+    import json
+    from bazaarbatna.evaluate import TRAIN_SEEDS
+    a = get_arena(arena)
+    seeds = list(TRAIN_SEEDS[REFERENCE_SEED_OFFSET:REFERENCE_SEED_OFFSET + n_seeds])
+    if not seeds: raise ValueError(f"n_seeds must be a whole number >= 1, got {n_seeds!r}")
+    out = {"seeds": [seeds[0], seeds[-1]], "n_trials": n_trials, "seed": seed, "tasks": {}, "returns": {}, "opponent_versions": {}}
+    for t in (tasks or list(a.TASKS)):
+        out["tasks"][t], out["returns"][t] = fit_task(t, seeds, n_trials, seed)
+        out["opponent_versions"][t] = a.make_env(t, seed=0).opponent_version
+    if path is not None: path.write_text(json.dumps(out, indent=1) + "\n")
+    return out

@@ -11,8 +11,8 @@ import argparse, contextlib, json, sys, time
 
 # %% auto #0
 __all__ = ['EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval',
-           'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'cmd_ui', 'build_parser',
-           'missing_extra', 'install_hint', 'main']
+           'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'cmd_ui', 'cmd_fit_tuned',
+           'cmd_headroom', 'build_parser', 'missing_extra', 'install_hint', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -102,7 +102,7 @@ def cmd_serve(args):
     serve(host=args.host, port=args.port, max_sessions=args.max_sessions)
 
 def cmd_train(args):
-    "SFT, GRPO, DPO or all three, with a checkpoint every step."
+    "SFT, DAgger, GRPO, the evaluation, or all of them, with a checkpoint every step."
     from bazaarbatna.train.profiles import preload_unsloth
     preload_unsloth(args.profile)   # before transformers and TRL load (a no-op unless this profile loads through unsloth)
     from bazaarbatna.train.pipeline import run_pipeline
@@ -160,6 +160,44 @@ def cmd_ui(args):
     from bazaarbatna.ui import serve_app
     return serve_app(port=args.port, arena=args.arena, task=args.task, seed=args.seed, open_browser=not args.no_browser)
 
+# %% ../nbs/90_cli.ipynb #23b8fd9a
+def cmd_fit_tuned(args):
+    "Fit each arena's `tuned` reference per task on training seeds and ship the parameters (`<arena>.policies.fit_tuned`)."
+    import importlib
+    out, kw = {"arenas": {}, "written": not args.dry_run}, {k: v for k, v in (("n_seeds", args.seeds), ("n_trials", args.trials)) if v}
+    for a in (["bazaar", "market"] if args.arena == "all" else [args.arena]):   # each arena's own defaults unless given
+        fit = importlib.import_module(f"bazaarbatna.{a}.policies").fit_tuned(**kw, write=not args.dry_run)
+        out["arenas"][a] = {"tasks": fit["tasks"], "mean_return": fit["returns"]}
+    return out
+
+# %% ../nbs/90_cli.ipynb #a4d4f948
+def _temperatures(spec: str) -> list[float]:
+    "'0.3,0.5' as a list of temperatures, each a finite number > 0."
+    try: ts = [float(x) for x in str(spec).split(",") if x.strip()]
+    except ValueError: raise ValueError(f"--temperatures must be numbers separated by commas, like 0.3,0.5,0.8; got {spec!r}") from None
+    if not ts: raise ValueError(f"--temperatures must be finite numbers > 0; got {spec!r}")
+    from bazaarbatna.train.grpo import check_temperature   # the one rule; importing it loads no model
+    try: return [check_temperature(t) for t in ts]
+    except ValueError: raise ValueError(f"--temperatures must be finite numbers > 0; got {spec!r}") from None
+
+def cmd_headroom(args):
+    "Greedy against sampled episodes of a model on GRPO's training seeds (`train.grpo.sampling_headroom`)."
+    temps = _temperatures(args.temperatures)
+    if args.seeds < 1 or args.group_size < 1: raise ValueError("--seeds and --group-size must be at least 1")
+    from bazaarbatna.train.grpo import sampling_headroom, headroom_table, task_weights, GRPO_SEED_OFFSET
+    from bazaarbatna.evaluate import TRAIN_SEEDS
+    from bazaarbatna.agents import LLMPolicy
+    tasks = task_weights(args.arena, None if args.tasks == "all" else [t.strip() for t in args.tasks.split(",") if t.strip()])
+    rows = [{"arena": args.arena, "task": t, "seed": s} for t in tasks for s in TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + args.seeds]]
+    greedy = LLMPolicy(args.arena, model=args.model, max_new_tokens=args.max_new_tokens, batch_size=len(rows))
+    m, tok = greedy.model, greedy.tokenizer   # one model for every temperature
+    at = lambda t: greedy if t == 0 else LLMPolicy(args.arena, model=m, tokenizer=tok, temperature=t, top_p=1.0, compact=greedy.compact,
+                                                   max_new_tokens=args.max_new_tokens, batch_size=len(rows) * args.group_size)
+    res = sampling_headroom(args.arena, rows, at, temps, args.group_size)
+    if args.json: return res
+    return {"model": args.model, "groups": f"{len(rows)} ({len(tasks)} tasks x {args.seeds} training seeds), {args.group_size} episodes each",
+            "greedy return": f"{res['greedy_return']:+.3f}", "temperatures": headroom_table(res)}
+
 # %% ../nbs/90_cli.ipynb #84b1bd37
 def build_parser() -> argparse.ArgumentParser:
     "The `bazaarbatna` argument parser."
@@ -179,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("eval", cmd_eval, "run a tournament; records under --out")
     s.add_argument("--arena", required=True, choices=["bazaar", "market"])
     s.add_argument("--tasks", default="all"); s.add_argument("--policies", default="all")
-    s.add_argument("--seeds", default="eval", help="eval | eval:N | train:N | ranges like 100000-100004")
+    s.add_argument("--seeds", default="eval", help="eval | eval:N (validation) | test:N | train:N | ranges like 100000-100004")
     s.add_argument("--out", required=True); s.add_argument("--workers", type=int)
     s.add_argument("--transcripts", default="all", help="all | none | K (the first K seeds)")
     s.add_argument("--backend", default="local", choices=["local", "ray"],
@@ -200,11 +238,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--task", default="marketplace_arena", help="a single-deal bazaar task")
     s.add_argument("--budget-spread", type=float, default=.1, help="each buyer's budget: the task's budget x U(1 ± spread)")
     s.add_argument("--out", help="write arena.json, transcript.md and transcript.json here")
+    s = add("fit-tuned", cmd_fit_tuned, "fit the tuned references per task on training seeds and ship them")
+    s.add_argument("--arena", choices=["bazaar", "market", "all"], default="all")
+    s.add_argument("--trials", type=int, help="random draws per task (default: the arena's, 200 bazaar / 150 market)")
+    s.add_argument("--seeds", type=int, help="training seeds per trial (default: the arena's, 32 bazaar / 96 market)")
+    s.add_argument("--dry-run", action="store_true", help="print the fit, ship nothing")
+    s = add("headroom", cmd_headroom, "before RL: a model's sampled episodes against its greedy one on GRPO's training seeds")
+    s.add_argument("--model", default="embedded", help="a model name or adapter folder")
+    s.add_argument("--arena", default="bazaar", choices=["bazaar", "market"]); s.add_argument("--tasks", default="all")
+    s.add_argument("--seeds", type=int, default=2, help="training seeds per task (GRPO's, from the start of its range)")
+    s.add_argument("--group-size", type=int, default=4); s.add_argument("--temperatures", default="0.3,0.5,0.8")
+    s.add_argument("--max-new-tokens", type=int, default=64)
     s = add("serve", cmd_serve, "run the OpenEnv server for both arenas")
     s.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to accept outside connections")
     s.add_argument("--port", type=int, default=8000); s.add_argument("--max-sessions", type=int, default=64)
-    s = add("train", cmd_train, "train: sft | dagger | grpo | dpo | all, a checkpoint every step")
-    s.add_argument("stage", choices=["sft", "dagger", "grpo", "dpo", "eval", "all"])
+    s = add("train", cmd_train, "train: sft | dagger | grpo | eval | all, a checkpoint every step")
+    s.add_argument("stage", choices=["sft", "dagger", "grpo", "eval", "all"])
     s.add_argument("--profile", default="auto")
     s.add_argument("--model", help="a HF model name or local folder; default: the recipe's model (the t4 recipe's 3B model on a T4, the embedded model on CPU)")
     s.add_argument("--arena", default="both", choices=["bazaar", "market", "both"])
@@ -223,7 +272,7 @@ EXTRAS = {"train": ("torch", "transformers", "trl", "peft", "datasets", "acceler
           "server": ("openenv", "fastapi", "uvicorn", "httpx", "websockets"),
           "ui": ("ipywidgets", "voila"), "eval": ("matplotlib", "pettingzoo", "gymnasium"),
           "unsloth": ("unsloth", "bitsandbytes"), "distributed": ("ray",)}   # each extra of pyproject.toml -> the modules it brings
-COMMAND_EXTRAS = {"train": "train", "demo": "train", "serve": "server", "ui": "ui", "report": "eval"}   # the extra a command needs first
+COMMAND_EXTRAS = {"train": "train", "demo": "train", "headroom": "train", "serve": "server", "ui": "ui", "report": "eval"}   # the extra a command needs first
 
 def missing_extra(e: ImportError,          # what the command raised
                   command: str | None = None,  # the subcommand, for an error that names no module

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field, asdict
 from typing import Any, Protocol, runtime_checkable
 
 # %% auto #0
-__all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'make_rng', 'ActionError', 'short_repr', 'is_text',
-           'extract_json', 'num_text', 'Field', 'Refused', 'ActionSchema', 'StepResult', 'Env', 'Policy', 'rounds_left',
-           'Turn', 'Transcript', 'canonical_json', 'version_hash', 'gym_view']
+__all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng', 'ActionError', 'short_repr',
+           'is_text', 'extract_json', 'num_text', 'ladder_price', 'Field', 'Refused', 'ActionSchema', 'StepResult',
+           'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash', 'sample_action',
+           'gym_view']
 
 # %% ../nbs/00_core.ipynb #ef073422
 _new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
@@ -127,6 +128,19 @@ def num_text(x) -> str:
     if not math.isfinite(x): return str(x)
     if x == int(x) and abs(x) < 1e18: return f"{int(x):,}"
     return f"{x:,.6f}".rstrip("0").rstrip(".")
+
+# %% ../nbs/00_core.ipynb #dd337aea
+def _num(x) -> float | None:
+    "`x` as a finite positive float, else None."
+    if isinstance(x, bool) or not isinstance(x, (int, float)): return None
+    try: x = float(x)
+    except OverflowError: return None   # an int past the float range
+    return x if math.isfinite(x) and x > 0 else None
+
+def ladder_price(x: float) -> float | int:
+    "`x` rounded to the cent, an `int` when whole: how a price is written in the ladder and in the SFT target."
+    x = round(float(x), 2)
+    return int(x) if x == int(x) else x
 
 # %% ../nbs/00_core.ipynb #59209901
 _FLOAT_MAX = 1.7976931348623157e308
@@ -333,24 +347,64 @@ def version_hash(config: dict,  # the opponent's full configuration
     return hashlib.sha256(canonical_json({"config": config, "package": __version__}).encode()).hexdigest()[:12]
 
 # %% ../nbs/00_core.ipynb #f0e9b334
-def gym_view(env: Env, max_text: int = 16384):
-    "Wrap `env` as a `gymnasium.Env` with text observations and text (JSON) actions."
+GYM_CHARSET = "".join(map(chr, range(32, 127)))   # printable ASCII: what `json.dumps(..., ensure_ascii=True)` writes
+_WORDS = ("ok", "deal?", "best price?", "too high for me", "let's talk", "final offer", "thoda kam karo")
+_ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+def sample_action(schema: ActionSchema,  # the arena's actions
+                  rng,                   # a `numpy.random.Generator`
+                 ) -> dict:              # a well-formed action: a name, its required fields, values in range
+    "A random well-formed action of `schema`."
+    name = list(schema.actions)[int(rng.integers(len(schema.actions)))]
+    out = {"action": name}
+    for f in (*schema.actions[name], *schema.common):
+        if not f.required and rng.random() < .5: continue
+        if f.kind in ("number", "integer"):
+            lo, hi = (f.lo if f.lo is not None else 0.0), (f.hi if f.hi is not None else 1e6)
+            lo = max(lo, 1e-2) if hi > 0 else lo
+            v = math.exp(rng.uniform(math.log(lo), math.log(hi))) if lo > 0 else rng.uniform(lo, hi)   # log-uniform over a wide range
+            out[f.name] = int(round(min(max(v, lo), hi))) if f.kind == "integer" else round(min(max(v, lo), hi), 2)
+        elif f.kind == "enum": out[f.name] = f.choices[int(rng.integers(len(f.choices)))]
+        elif f.name == "message": out[f.name] = _WORDS[int(rng.integers(len(_WORDS)))][:f.max_len or None]
+        else: out[f.name] = "".join(_ALNUM[int(i)] for i in rng.integers(0, len(_ALNUM), int(rng.integers(1, 1 + min(f.max_len or 8, 8)))))
+    return out
+
+def _schema_of(env):
+    "The action schema of `env`: its `action_schema`, else its arena module's `ACTION_SCHEMA`."
+    import sys
+    return getattr(env, "action_schema", None) or getattr(sys.modules.get(type(env).__module__), "ACTION_SCHEMA", None)
+
+def gym_view(env: Env,                       # any env of the `Env` protocol
+             max_text: int = 1 << 20,        # longest observation or action text
+             schema: ActionSchema | None = None,  # its actions (default: found from the env) for `action_space.sample()`
+            ):
+    "Wrap `env` as a `gymnasium.Env` with JSON-text observations and JSON-text actions (printable ASCII)."
     import gymnasium as gym
     from gymnasium import spaces
+    schema = schema or _schema_of(env)
+
+    class JsonActions(spaces.Text):
+        "JSON actions as printable-ASCII text; `sample()` draws a well-formed action of the arena's schema."
+        def sample(self, mask=None, probability=None):
+            if schema is None or mask is not None or probability is not None: return super().sample(mask, probability)
+            return json.dumps(sample_action(schema, self.np_random))
 
     class GymView(gym.Env):
         metadata = {"render_modes": ["ansi"]}
         def __init__(self):
-            self.env = env
-            self.observation_space = spaces.Text(max_length=max_text)
-            self.action_space = spaces.Text(max_length=max_text)
+            self.env, self.render_mode = env, None
+            self.observation_space = spaces.Text(max_length=max_text, charset=GYM_CHARSET)
+            self.action_space = JsonActions(max_length=max_text, charset=GYM_CHARSET)
+        def _text(self, obs: dict) -> str:
+            return json.dumps(obs, sort_keys=True, separators=(",", ":"), default=str)   # ensure_ascii: printable ASCII
         def reset(self, *, seed=None, options=None):
             super().reset(seed=seed)
-            return canonical_json(self.env.reset(seed=seed)), {}
+            if seed is None: seed = int(self.np_random.integers(2**31))
+            return self._text(self.env.reset(seed=seed)), {}
         def step(self, action):
             r = self.env.step(action)
             truncated = bool(r.info.get("truncated", False))
-            return canonical_json(r.observation), r.reward, r.done and not truncated, truncated, r.info
+            return self._text(r.observation), float(r.reward), bool(r.done) and not truncated, truncated, r.info
         def render(self):
             t = getattr(self.env, "transcript", None)
             return t.to_markdown() if t is not None else ""

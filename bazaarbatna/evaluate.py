@@ -21,7 +21,7 @@ __all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'VALID_SEEDS', 'TEST_SEEDS', 'SEED_RANGE
            'run_episode', 'record_key', 'read_records', 'append_records', 'save_transcript', 'is_batched_policy',
            'play_jobs', 'play_job', 'default_workers', 'run_tournament', 'play_jobs_shipped', 'write_shipped',
            'EpisodeWorker', 'run_units_ray', 'bootstrap_ci', 'summarize_group', 'summarize', 'paired_difference',
-           'display_rows', 'format_table', 'markdown_table', 'rank_policies', 'summary_of', 'run_eval']
+           'best_scripted', 'display_rows', 'format_table', 'markdown_table', 'rank_policies', 'summary_of', 'run_eval']
 
 # %% ../nbs/30_evaluate.ipynb #c3e0c582
 TRAIN_SEEDS = range(0, 100_000)        # seeds for building training data (expert traces, GRPO episodes)
@@ -477,6 +477,14 @@ def paired_difference(records: list[dict],      # episode records holding both p
     lo, hi = bootstrap_ci(d, n_boot=n_boot, seed=seed)
     return {"a": a, "b": b, "metric": metric, "n": len(keys), "mean_diff": float(d.mean()) if len(d) else math.nan,
             "ci_lo": lo, "ci_hi": hi, "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum())}
+
+# %% ../nbs/30_evaluate.ipynb #47d67c23
+def best_scripted(rows: list[dict],   # `summarize` rows, by policy
+                  names,              # the scripted policies to choose from (the arena's `POLICIES`, no references)
+                 ) -> str | None:
+    "The scripted policy with the highest mean reward among `names`, the expert (the SFT teacher) left out; None when none played."
+    field = [r for r in rows if r["policy"] in names and r["policy"] != "expert"]
+    return max(field, key=lambda r: r["reward_mean"])["policy"] if field else None
 
 # %% ../nbs/30_evaluate.ipynb #cd1967ad
 def display_rows(rows: list[dict]) -> list[dict]:

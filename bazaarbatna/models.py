@@ -12,8 +12,8 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['EMBEDDED', 'EMBEDDED_MODULE', 'INSTALL_HINT', 'END_OF_TURN_TOKENS', 'GEN_STATS', 'EmbeddedModelMissing',
            'embedded_gguf', 'cache_dir', 'embedded_model_dir', 'resolve_model', 'load_model', 'template_end_of_turn',
-           'end_of_turn_ids', 'is_checkpointing', 'set_checkpointing', 'generation_mode', 'json_stop',
-           'reset_gen_stats', 'cache_kwarg', 'reply_ids', 'chat_generate']
+           'end_of_turn_ids', 'is_checkpointing', 'set_checkpointing', 'checkpointing_off', 'generation_mode',
+           'json_stop', 'reset_gen_stats', 'cache_kwarg', 'reply_ids', 'chat_generate']
 
 # %% ../nbs/01_models.ipynb #2913d148
 EMBEDDED = "embedded"
@@ -123,19 +123,27 @@ def set_checkpointing(model, on: bool):
     else: model.gradient_checkpointing_disable()
 
 @contextlib.contextmanager
-def generation_mode(model):
-    "Within the block: no gradient checkpointing, `use_cache=True`, eval mode; restored on exit."
-    was_training, checkpointing = model.training, is_checkpointing(model)
-    cfg = model.config
-    use_cache = getattr(cfg, "use_cache", None)
-    if checkpointing: set_checkpointing(model, False)
-    cfg.use_cache = True
-    model.eval()
+def checkpointing_off(model):
+    "Within the block: no gradient (activation) checkpointing, under whichever name the installed transformers reads; restored on exit."
+    on = is_checkpointing(model)
+    if on: set_checkpointing(model, False)
     try: yield model
     finally:
-        cfg.use_cache = use_cache
-        if checkpointing: set_checkpointing(model, True)
-        model.train(was_training)
+        if on: set_checkpointing(model, True)
+
+@contextlib.contextmanager
+def generation_mode(model):
+    "Within the block: no gradient checkpointing, `use_cache=True`, eval mode; restored on exit."
+    was_training, cfg = model.training, model.config
+    use_cache = getattr(cfg, "use_cache", None)
+    with checkpointing_off(model):
+        cfg.use_cache = True
+        model.eval()
+        try: yield model
+        finally:
+            cfg.use_cache = use_cache
+            model.train(was_training)
+
 
 # %% ../nbs/01_models.ipynb #5b6c7359
 def _json_done(text: str) -> bool:

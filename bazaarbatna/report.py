@@ -425,15 +425,17 @@ def headline(eval_dir,            # an evaluation folder: results.jsonl (and sum
              n_boot: int = 2000,
             ) -> dict:
     "Stages and scripted field with reward CIs, and each training step's paired difference, from the records alone."
-    from bazaarbatna.evaluate import summarize, paired_difference, seed_split
+    from bazaarbatna.evaluate import summarize, paired_difference, seed_split, best_scripted
     recs = read_records(eval_dir)
     if not recs: raise FileNotFoundError(f"no records in {Path(eval_dir) / RESULTS_FILE}")
     played = list(dict.fromkeys(r["policy"] for r in recs))
     stages = [s for s in record_stages(eval_dir) if s in played]
     rows = summarize(recs, by=("policy",), n_boot=n_boot)
     rows = sorted(rows, key=lambda r: (r["policy"] not in stages, stages.index(r["policy"]) if r["policy"] in stages else -r["reward_mean"]))
-    field = [r for r in rows if r["policy"] not in stages and r["policy"] != "expert"]
-    best = max(field, key=lambda r: r["reward_mean"])["policy"] if field and stages else None
+    from bazaarbatna.arenas import ARENAS, get_arena
+    known = recs[0].get("arena") in ARENAS   # the field is the arena's scripted POLICIES, as the pipeline compares them
+    field = get_arena(recs[0]["arena"]).POLICIES if known else [p for p in played if p not in stages]
+    best = best_scripted(rows, [p for p in field if p not in stages]) if stages else None
     pairs = [(b, a) for a, b in zip(stages, stages[1:])] + ([(s, best) for s in stages[1:] or stages] if best else [])
     paired = [{**paired_difference(recs, a, b, n_boot=n_boot), "best_scripted": b == best} for a, b in pairs]
     seeds = sorted({int(r["seed"]) for r in recs})

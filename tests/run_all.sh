@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: library/notebook sync, every notebook (nbdev-test, slow cells included), and pytest.
 # Streams progress as it goes (each notebook as it completes, pytest's dots), then prints one summary line
-# "N passed, N failed, N skipped" covering all three parts; exits non-zero on any failure or when nothing passed.
+# "N passed, N failed, N skipped, N expected to fail" covering all three parts (the last: pytest's xfail marks, which
+# count neither as passed nor as failed); exits non-zero on any failure or when nothing passed.
 # Skipped counts what did not run here (pytest skips, e.g. the browser tests without Chromium; the sync check
 # outside a git checkout), so "0 failed" cannot hide tests that never ran.
 # Run it from the repository root with the dev environment's bin/ first on PATH (see the README).
@@ -43,10 +44,10 @@ pyrc=${PIPESTATUS[0]}
 last=$(grep -E '[0-9]+ (passed|failed|skipped|errors?)' "$logs/py.txt" | tail -n 1)
 count() { echo "$last" | grep -oE "[0-9]+ $1" | grep -oE '[0-9]+' || echo 0; }
 py_passed=$(count passed); py_failed=$(count failed); py_errors=$(count 'errors?'); py_skipped=$(count skipped)
-py_failed=$((py_failed + py_errors))
+py_failed=$((py_failed + py_errors)); py_xfailed=$(count xfailed); py_xpassed=$(count xpassed)
 [ "$pyrc" -ne 0 ] && [ "$py_failed" -eq 0 ] && py_failed=1
 passed=$((passed + py_passed)); failed=$((failed + py_failed)); skipped=$((skipped + py_skipped))
 
 echo
-echo "$passed passed, $failed failed, $skipped skipped"
+echo "$passed passed, $failed failed, $skipped skipped, $((py_xfailed + py_xpassed)) expected to fail"   # xpassed: marked to fail, passed
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

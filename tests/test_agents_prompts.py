@@ -30,7 +30,7 @@ def test_compact_bazaar_keeps_latest_facts(task):
 @pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])
 def test_compact_market_lists_every_move_it_takes(task):
     "The compact market prompt says how to pick a move, and its menu has one line per move, naming its action and ids."
-    from bazaarbatna.agents import market_menu, move_key
+    from bazaarbatna.market.prompts import market_menu, move_key
     assert '{"move": "<one of the listed moves, copied>"}' in compact_system_prompt("market")
     obs = make_env("market", task, seed=1).reset(seed=1)
     u = build_messages("market", obs, compact=True)[1]["content"]
@@ -76,7 +76,8 @@ def _filled(move: dict, obs: dict) -> dict:
 @pytest.mark.parametrize("task", ["single_trade", "market_round", "coalition_market", "shock_storm"])
 def test_market_menu_only_offers_moves_the_env_accepts(task):
     "Every move on the compact prompt's menu, tried on a restored copy of the state, is accepted (random-walk and expert states)."
-    from bazaarbatna.agents import market_menu, parse_reply, move_key, offer_message
+    from bazaarbatna.agents import parse_reply
+    from bazaarbatna.market.prompts import market_menu, move_key, offer_message
     tried = {}
     for seed in range(6):
         for walker in ("random_valid", "expert"):

@@ -184,3 +184,17 @@ def test_bench_runs():
     r = bench_steps(0.2, warmup=.05)
     assert r["steps"] > 0 and r["steps_per_s"] > 0 and r["episodes"] > 0 and r["steps_per_cpu_s"] > 0
     assert r["policy"] == "boulware" and r["expert"]["steps"] > 0 and r["simple"]["policy"] == "split_difference"
+
+@pytest.mark.parametrize("arena", ["bazaar", "market"])
+def test_a_fresh_env_hashes_its_opponent_version_once_per_configuration(arena, monkeypatch):
+    "The version hash cost more than a reset: a new env of a configuration already seen reuses it (one hash for 50 envs)."
+    import importlib
+    from bazaarbatna.arenas import get_arena
+    mod = importlib.import_module(f"bazaarbatna.{arena}.env")
+    calls, real = [], mod.version_hash
+    monkeypatch.setattr(mod, "version_hash", lambda *a, **k: calls.append(1) or real(*a, **k))
+    a = get_arena(arena)
+    task = sorted(a.TASKS)[-1]
+    versions = {a.make_env(task, seed=s).opponent_version for s in range(50)}
+    assert len(calls) <= 1, f"{len(calls)} hashes for 50 envs of one {arena} task"
+    assert len(versions) == 1

@@ -3,7 +3,7 @@ import math, random
 from hypothesis import given, settings, strategies as st, HealthCheck
 from bazaarbatna.bazaar.env import make_env, TASKS
 from bazaarbatna.bazaar.sellers import (PERSONAS, RuleSeller, LLMSeller, SellerView, SellerReply, apply_guards, counter_floor,
-                                        leaks_reservation, price_tick)
+                                        leaks_reservation, price_tick, words_fit, numbers_in)
 
 MESSAGES = st.one_of(st.text(max_size=120), st.sampled_from([
     "im sorry 170 and im making a loss, theres 3 other offers", "what is your minimum? tell me your reservation",
@@ -59,11 +59,15 @@ def test_apply_guards_any_proposal(persona, res, ask_mult, last_mult, offer_frac
     assert not leaks_reservation(r.message, res, tick)
 
 @settings(max_examples=200, deadline=None)
-@given(text=st.text(max_size=300), offer_frac=st.floats(0, 1.2), t=st.integers(1, 8))
-def test_llm_seller_guards_on_any_model_text(text, offer_frac, t):
-    v = SellerView(PERSONAS["default"], "Lamp", "USD", 1.0, 100, 70, counter_floor(70, 1), 90, 100 * offer_frac, t, 8)
+@given(text=st.one_of(st.text(max_size=300), MESSAGES), offer_frac=st.floats(0, 1.2), t=st.integers(1, 8), final_min=st.floats(70, 73))
+def test_llm_seller_moves_are_the_rules_and_its_words_fit_them(text, offer_frac, t, final_min):
+    v = SellerView(PERSONAS["default"], "Lamp", "USD", 1.0, 100, 70, counter_floor(70, 1), 90, 100 * offer_frac, t, 8, final_min=final_min)
+    rule = RuleSeller().decide(v, random.Random(0))
     r = LLMSeller().respond_text(v, text, random.Random(0))
-    if r.action == "accept": assert r.price >= 70
-    if v.offer >= 70: assert r.action == "accept"
+    assert (r.action, r.price) == (rule.action, rule.price)          # the model never moves a price
+    if r.action == "accept": assert r.price >= max(70, final_min if t >= 8 else 0)
     if r.action == "counter": assert v.floor <= r.price <= 90
-    assert not leaks_reservation(r.message, 70, 1.0)
+    assert words_fit(r.message, r, v) and not leaks_reservation(r.message, 70, 1.0)
+    allowed = {r.price} if r.action in ("counter", "accept") else set()
+    assert all(abs(x - a) <= .5 for x in numbers_in(r.message) if x >= 9 for a in allowed) and \
+        (allowed or not [x for x in numbers_in(r.message) if x >= 9])   # it states the price offered, or none

@@ -24,7 +24,7 @@ def strip(recs): return sorted(json.dumps({k: v for k, v in r.items() if k != "s
 def files(d: Path) -> dict: return {str(p.relative_to(d)): p.read_bytes() for p in sorted((d / "transcripts").rglob("*")) if p.is_file()}
 
 def test_ray_records_equal_the_local_pool(local_ray, tmp_path):
-    kw = dict(arena="bazaar", tasks=["single_deal", "impatient_seller"], policies=["expert", "boulware", "anchor_low"],
+    kw = dict(arena="bazaar", tasks=["single_deal", "impatient_seller"], policies=["expert", "boulware", "lowballer"],
               seeds="eval:3", progress=False, transcripts=2)
     here = run_tournament(**kw, out_dir=tmp_path / "local", workers=2)
     there = run_tournament(**kw, out_dir=tmp_path / "ray", backend="ray")

@@ -1,7 +1,8 @@
 "The compact bazaar prompt's price ladder and its teacher, across every bazaar task."
 import math, random, re
 import pytest
-from bazaarbatna.agents import build_messages, guard_action, ladder_line, price_ladder, snap_to_ladder, teacher_policy
+from bazaarbatna.agents import build_messages, guard_action, teacher_policy
+from bazaarbatna.bazaar.prompts import ladder_line, price_ladder, snap_to_ladder
 from bazaarbatna.arenas import get_arena, make_env
 from bazaarbatna.evaluate import TRAIN_SEEDS
 

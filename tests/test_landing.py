@@ -151,7 +151,11 @@ def test_report_rebuilds_the_scripted_field_by_replaying(arena, tmp_path):
 def test_training_is_a_product_not_a_lab_notebook():
     files = _tracked(ROOT / "training")
     assert len(files) <= 150, f"training/ tracks {len(files)} files (at most 150)"
-    assert sum(f.stat().st_size for f in files) <= 5 * 2**20, "training/ holds more than 5 MB"
+    adapters = [f for f in files if "adapters" in f.relative_to(ROOT).parts]   # a record's trained LoRA adapters
+    assert sum(f.stat().st_size for f in files if f not in adapters) <= 5 * 2**20, "training/ holds more than 5 MB besides the adapters"
+    for folder in {f.parent for f in adapters}:
+        assert sum(f.stat().st_size for f in folder.iterdir()) <= 10 * 2**20, f"{folder} is over 10 MB"
+        assert (folder / "adapter_config.json").exists() and (folder / "adapter_model.safetensors").exists(), folder
     assert (ROOT / "training" / "EXPERIMENTS.md").exists() and not (ROOT / "training" / "runs").exists()
     named = [f.relative_to(ROOT).as_posix() for f in files if re.search(r"(^|/)(v[0-9]+|trials-s[0-9]+)[-/_]", f.relative_to(ROOT).as_posix())]
     assert not named, f"files named after versions or sessions: {named}"
@@ -160,3 +164,49 @@ def test_no_history_words_in_the_tree():
     "A trial's story is a row of training/EXPERIMENTS.md; no file speaks of sessions."
     found = subprocess.run(["git", "grep", "-il", r"session [0-9]"], cwd=ROOT, capture_output=True, text=True).stdout.split()
     assert not found, f"history words ('session N') in {found}"
+
+def test_quickstart_run_is_the_main_job():
+    "The committed run of the README's first command was made with today's quickstart recipe, and the README shows what it printed."
+    import tomllib
+    qs = ROOT / "training" / "quickstart"
+    run = json.loads((qs / "pipeline.json").read_text())
+    assert run["recipe"] == "cpu" and run["arenas"] == ["bazaar"] and run["device"] == "cpu"
+    assert run["recipe_settings"] == tomllib.loads((ROOT / "training" / "configs" / "cpu.toml").read_text()), \
+        "training/configs/cpu.toml changed since the committed quickstart run: run command 1 again and commit its pipeline.json and output"
+    readme = (ROOT / "README.md").read_text()
+    main_job = readme.split("<!-- quickstart-main -->", 1)[1].split("```", 2)[1]
+    assert "bazaarbatna train all --profile cpu --arena bazaar --out runs/quickstart" in main_job
+    printed = (qs / "output.txt").read_text()
+    lines = [x["line"] for v in run["verdict"].values() for x in v]
+    assert lines and all(l in printed and l in readme for l in lines), "the README and output.txt must show the run's closing lines"
+    assert f"the training command took {run['wall_seconds']['all'] / 60:.0f} minutes" in readme
+
+def test_readme_says_how_to_install_and_what_each_command_costs():
+    "A new user learns from the README how to install a package that is not on PyPI, what each command costs, and when the taste runs."
+    text = (ROOT / "README.md").read_text()
+    assert "not on PyPI yet" in text and 'pip install -e ".[train]"' in text, "install from a clone"
+    assert re.search(r'pip install "bazaarbatna\[train\] @ git\+https://github\.com/[\w-]+/bazaarbatna"', text), "install from git"
+    main, tests, taste = (text.index(k) for k in ("<!-- quickstart-main -->", "<!-- quickstart-tests -->", "**A one-minute taste**, after command 1"))
+    assert main < tests < taste, "the taste needs .venv, which command 1 makes: it comes after it"
+    for env, cost in (("`.venv`", r"`\.venv` takes [\d.]+ GB"), ("`.venv-test`", r"`\.venv-test` takes [\d.]+ GB"), ("model", r"model [\d.]+ GB")):
+        assert re.search(cost, text), f"the README does not say how much disk {env} takes"
+    assert re.search(r"\*\*2\. Run the tests\*\* \([^)]*\d+[^)]*minute", text) or "half an hour" in text, "how long the tests take"
+
+def test_readme_explains_the_rung_offers_with_an_example():
+    "The demo shows `rung` offers; the README says what they are, with a real prompt line and a reply that the ladder accepts."
+    text = (ROOT / "README.md").read_text()
+    part = text[text.index("**What the demo's `rung` offers are.**"):]
+    ladder = re.search(r"Offer ladder: (\d+)% to (\d+)% of the seller's ask in steps of (\d+)%", part)
+    reply = json.loads(re.search(r"The reply `(\{[^`]+\})`", part).group(1))
+    assert ladder and reply["action"] == "offer", part[:800]
+    lo, hi, step = map(int, ladder.groups())
+    rung = int(reply["rung"].rstrip("%"))
+    assert lo <= rung <= hi and (rung - lo) % step == 0, f"the example's rung {reply['rung']} is not on the ladder it shows"
+
+def test_readme_says_how_trl_trains_against_the_arenas():
+    "The README's promise about TRL is one the package keeps: the tool environments exist and the chapter that runs them is linked."
+    text = (ROOT / "README.md").read_text()
+    assert "any OpenEnv or TRL client can train against it" not in text   # the server speaks OpenEnv; TRL trains through bazaarbatna.tools
+    from bazaarbatna.tools import BazaarTools, MarketTools
+    for cls in (BazaarTools, MarketTools): assert callable(getattr(cls, "get_reward", None)) and callable(getattr(cls, "reset", None))
+    assert "environment_factory=BazaarTools" in text and "tools.html" in text

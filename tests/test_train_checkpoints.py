@@ -11,6 +11,7 @@ WORKER = textwrap.dedent('''
     from trl import SFTConfig, SFTTrainer
     from peft import LoraConfig
     from bazaarbatna.train.checkpoints import tiny_model_and_tokenizer, train_resumable, checkpoint_args
+    from bazaarbatna.train.profiles import checkpointing_args
     out, steps, delay, background = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "1"
     class Slow(TrainerCallback):
         def on_step_end(self, *a, **k): time.sleep(delay)
@@ -19,7 +20,7 @@ WORKER = textwrap.dedent('''
                              "completion": [{"role": "assistant", "content": f'{{"action": "offer", "price": {p // 2}}}'}]}
                             for p in range(30, 90)])
     args = SFTConfig(output_dir=out, max_steps=steps, per_device_train_batch_size=4, learning_rate=2e-3,
-                     use_cpu=True, seed=0, data_seed=0, max_length=64, **{**checkpoint_args(), "disable_tqdm": True})
+                     use_cpu=True, seed=0, data_seed=0, max_length=64, **{**checkpoint_args(), "disable_tqdm": True, checkpointing_args()[0]: False})
     tr = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,
                     peft_config=LoraConfig(r=4, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"),
                     callbacks=[Slow()])
@@ -70,6 +71,7 @@ def test_every_checkpoint_is_saved_after_its_curve_row(tmp_path, monkeypatch):
     from trl import SFTConfig, SFTTrainer
     from peft import LoraConfig
     from bazaarbatna.train import checkpoints as C
+    from bazaarbatna.train.profiles import checkpointing_args
     seen, save = [], C.StepCheckpointer.save
     def checked_save(self):
         k = self.trainer.state.global_step
@@ -81,7 +83,7 @@ def test_every_checkpoint_is_saved_after_its_curve_row(tmp_path, monkeypatch):
                              "completion": [{"role": "assistant", "content": f'{{"action": "offer", "price": {p // 2}}}'}]}
                             for p in range(30, 50)])
     args = SFTConfig(output_dir=str(tmp_path), max_steps=3, per_device_train_batch_size=4, use_cpu=True, seed=0,
-                     max_length=64, **{**C.checkpoint_args(), "disable_tqdm": True})
+                     max_length=64, **{**C.checkpoint_args(), "disable_tqdm": True, checkpointing_args()[0]: False})
     tr = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,
                     peft_config=LoraConfig(r=4, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"))
     C.train_resumable(tr, "sft", keep=2)

@@ -44,7 +44,7 @@ def test_overrides_and_errors():
 
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_trainer_configs_print_no_deprecation_warning(name, tmp_path):
-    "The configs the SFT, GRPO and DPO stages build from a profile: none of our settings may go through a deprecated name."
+    "The configs the SFT and GRPO stages build from a profile: none of our settings may go through a deprecated name."
     trl = pytest.importorskip("trl")
     import warnings
     kw = {**trainer_kwargs(PROFILES[name]), "fp16": False, "bf16": False, "use_cpu": True}   # a GPU profile's settings, built on this CPU
@@ -52,6 +52,5 @@ def test_trainer_configs_print_no_deprecation_warning(name, tmp_path):
         warnings.simplefilter("always")
         trl.SFTConfig(output_dir=str(tmp_path), **kw)
         trl.GRPOConfig(output_dir=str(tmp_path), num_generations=2, **kw)
-        trl.DPOConfig(output_dir=str(tmp_path), **kw)
     deprecated = [f"{w.category.__name__}: {w.message}" for w in caught if issubclass(w.category, (DeprecationWarning, FutureWarning))]
     assert deprecated == []

@@ -79,6 +79,11 @@ def wait_bubbles(page, n: int):
 
 def squash(s: str) -> str: return re.sub(r"\s+", " ", s)
 
+def wait_text(page, sel: str, text: str):
+    "Wait until the element `sel` shows `text`: the kernel redraws the chat and the status in separate messages."
+    page.wait_for_function("([sel, t]) => { const e = document.querySelector(sel);"
+                           " return e !== null && e.innerText.replace(/\\s+/g, ' ').includes(t); }", arg=[sel, text])
+
 def facts(page) -> dict:
     "The side panel's facts table, label -> text."
     rows = page.locator(".bb-play .bb-facts tr")
@@ -121,7 +126,7 @@ def test_negotiate_in_a_real_browser(page, deadline, tmp_path):
         assert msg in chat.inner_text()
     assert play.locator(".bb-notice-error").count() == 0
     assert play.locator(".bb-plot-w polyline").count() == 2   # buyer and seller price lines
-    assert "6 rounds left" in squash(play.inner_text())
+    wait_text(page, ".bb-play .bb-status", "6 rounds left")
     path = shots / "ui_play.png"
     page.screenshot(path=str(path), full_page=True)
     data = path.read_bytes()
@@ -141,13 +146,14 @@ def test_a_double_click_on_offer_sends_one_offer(page):
     play.locator(".bb-in-price input").fill(f"{budget * .5:.2f}")
     play.locator(".bb-act-offer").dblclick()
     wait_bubbles(page, n + 2)
+    wait_text(page, ".bb-play .bb-status", "7 rounds left")
     settle(page)
     assert bubbles(page) == n + 2                             # one offer and its counter, not two of each
     assert "7 rounds left" in squash(play.locator(".bb-status").inner_text())
     play.locator(".bb-in-price input").fill(f"{budget * .6:.2f}")
     play.locator(".bb-act-offer").click()                     # a later, separate click still counts
     wait_bubbles(page, n + 4)
-    assert "6 rounds left" in squash(play.locator(".bb-status").inner_text())
+    wait_text(page, ".bb-play .bb-status", "6 rounds left")                   # not still "7": the click was not dropped
 
 # ---- 2. one colour per party --------------------------------------------------------------------------------------------
 COLOR_JS = """([sel, line]) => {

@@ -77,5 +77,5 @@ def install(name="toyb"):
     arenas.ARENAS[name] = __name__
     arenas._loaded[name] = SimpleNamespace(name=name, TASKS=TASKS, make_env=make_env, ACTION_SCHEMA=ACTION_SCHEMA, REWARD_TABLE=[],
         render_observation=lambda o: f"Round {o['round']}: ask {o['ask']}", POLICIES={"expert": Stepper, "junk": Junk},
-        POLICY_DOCS={"expert": "steps up", "junk": "prose"}, env_module=None, policies_module=None)
+        POLICY_DOCS={"expert": "steps up", "junk": "prose"}, REFERENCES={}, env_module=None, policies_module=None)
     return name

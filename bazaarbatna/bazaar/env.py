@@ -18,8 +18,9 @@ from .tells import _tells_cached, SIGNALS
 
 # %% auto #0
 __all__ = ['TASKS', 'ACTION_SCHEMA', 'SHAPING_WEIGHT', 'NO_DEAL_PENALTY', 'LATE_DECAY', 'DIALOGUE_WINDOW', 'REWARD_TABLE',
-           'SELLER_ACTION_SCHEMA', 'TaskConfig', 'recent_dialogue', 'BazaarState', 'draw_deal', 'BazaarEnv', 'make_env',
-           'render_observation', 'seller_bonus', 'HumanSellerEnv', 'make_human_seller_env', 'gym_env', 'bench_steps']
+           'SELLER_ACTION_SCHEMA', 'TaskConfig', 'recent_dialogue', 'BazaarState', 'draw_deal', 'opponent_version',
+           'BazaarEnv', 'make_env', 'render_observation', 'seller_bonus', 'HumanSellerEnv', 'make_human_seller_env',
+           'gym_env', 'bench_steps']
 
 # %% ../../nbs/13_bazaar_env.ipynb #0a311962
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ DIALOGUE_WINDOW = 6    # turns of dialogue in the observation
 
 def recent_dialogue(dialogue: list) -> list:
     "The last `DIALOGUE_WINDOW` turns, each a copy: a policy that edits its observation cannot rewrite the episode's dialogue."
-    return [dict(d) for d in dialogue[-DIALOGUE_WINDOW:]]
+    return [*map(dict.copy, dialogue[-DIALOGUE_WINDOW:])]   # = [dict(d) for d in ...], without a Python-level loop
 
 
 REWARD_TABLE = [
@@ -222,19 +223,39 @@ def _fast_parse(a) -> dict | None:
     if name == "accept" or name == "walk": return a
     return None
 
+_VERSIONS: dict = {}   # (task, seller class, seller.version_key) -> opponent version
+
+def opponent_version(task: TaskConfig, seller) -> str:
+    "A hash of the task's and the seller's configs and the package version, computed once per config where the seller has a `version_key`."
+    key = getattr(seller, "version_key", None)
+    k = (task, type(seller), key)
+    try: v = _VERSIONS.get(k) if key is not None else None
+    except TypeError: key = v = None   # an override made the task unhashable (a list for a tuple): computed every time
+    if v is None:
+        v = version_hash({"task": task.describe(), "seller": seller.config()})
+        if key is not None: _VERSIONS[k] = v
+    return v
+
 class BazaarEnv:
     "The bazaar buyer environment (see the module docs for observations, actions and rewards)."
+    action_schema = ACTION_SCHEMA
+    eager_reset = False   # the constructor's reset runs when its state is first read (`__getattr__`)
 
     def __init__(self, task: TaskConfig, seed: int = 0, seller=None):
         self.task = task
         self.seller = _seller_for(task, seller if seller is not None else task.seller)
         self._wants_dialogue = getattr(self.seller, "wants_dialogue", True)  # rule sellers never read it
-        self.opponent_version = version_hash({"task": task.describe(), "seller": self.seller.config()})
-        self._seed = seed
-        self.s = BazaarState()
-        self.rng = self._v = None
-        self.transcript = Transcript()
-        self.reset(seed)
+        self.opponent_version = opponent_version(task, self.seller)
+        self._seed, self._v = seed, None
+        if self.eager_reset: self.reset(seed)   # sets the state, the random stream and the transcript
+
+    def __getattr__(self, name):
+        # reached only for an attribute not set: before the first reset, the constructor's reset(seed) runs now, so an
+        # env made and reset at once (every rollout loop) draws its first deal once, not twice; what it reads is the same
+        if name in ("s", "rng", "transcript") and "_seed" in self.__dict__:
+            self.reset(self._seed)
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- episode lifecycle ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> dict:
@@ -282,7 +303,7 @@ class BazaarEnv:
             tl = _tells_cached(message) if message else ()
             s.last_tells = tl
             if tl:
-                data["tells"] = [dict(x) for x in tl]
+                data["tells"] = [*map(dict.copy, tl)]
                 ts = s.tell_scores
                 for x in tl:
                     if x["score"] > ts.get(x["signal"], 0.0): ts[x["signal"]] = x["score"]
@@ -306,7 +327,7 @@ class BazaarEnv:
              "dialogue": recent_dialogue(s.dialogue), "done": s.done}
         if task.tells:
             tl = s.last_tells
-            o["tells"] = [dict(x) for x in tl] if tl else []
+            o["tells"] = [*map(dict.copy, tl)]
             o["tell_scores"] = s.tell_scores.copy()
         if task.n_deals > 1:
             o["career"] = {"deal_index": s.deal_index, "n_deals": task.n_deals, "utilities": list(s.career_utils)}
@@ -461,7 +482,8 @@ class BazaarEnv:
     def restore(self, snap: tuple) -> None:
         "Return to a `snapshot()`; the snapshot stays reusable."
         s, rs, meta, turns, seed = snap
-        self.s = s.copy(); self.rng.setstate(rs); self._seed = seed
+        self.rng.setstate(rs)   # first: in an env not reset yet, this read runs the constructor's reset (`__getattr__`)
+        self.s = s.copy(); self._seed = seed
         self.transcript = Transcript(dict(meta), list(turns))
         self._v = self._deal_view()
 
@@ -474,9 +496,10 @@ def make_env(task: str = "single_deal",  # a name in `TASKS`
     seller = overrides.pop("seller", None)
     cfg = TASKS[task]
     if isinstance(seller, str): overrides["seller"] = seller; seller = None
-    bad = set(overrides) - set(TaskConfig.__dataclass_fields__)
-    if bad: raise ValueError(f"unknown TaskConfig fields {sorted(bad)}")
-    if overrides: cfg = replace(cfg, **overrides)
+    if overrides:
+        bad = set(overrides) - set(TaskConfig.__dataclass_fields__)
+        if bad: raise ValueError(f"unknown TaskConfig fields {sorted(bad)}")
+        cfg = replace(cfg, **overrides)
     return BazaarEnv(cfg, seed=seed, seller=seller)
 
 # %% ../../nbs/13_bazaar_env.ipynb #9e34c5be
@@ -513,6 +536,8 @@ def seller_bonus(price: float, reservation: float, ask: float) -> float:
 
 class HumanSellerEnv(BazaarEnv):
     "A human (the agent of this env) plays the seller against a buyer policy."
+    action_schema = SELLER_ACTION_SCHEMA
+    eager_reset = True   # its reset moves the buyer policy, so it runs in the constructor, as it always has
 
     def __init__(self, task: TaskConfig, seed: int = 0, buyer="expert"):
         if isinstance(buyer, str):
@@ -615,11 +640,13 @@ def gym_env(task: str = "single_deal", seed: int = 0, **overrides):
     return gym_view(make_env(task, seed, **overrides))
 
 # %% ../../nbs/13_bazaar_env.ipynb #68ca5d65
-def _play(env, pol, seed: int, stop: float | None, max_steps: int | None) -> tuple:
-    "Whole episodes from `seed` on until `stop` (perf_counter) or `max_steps`: (steps, episodes, cpu s, wall s)."
+def _play(env, pol, seed: int, stop: float | None, max_steps: int | None, fresh: bool = False) -> tuple:
+    "Whole episodes from `seed` on until `stop` (perf_counter) or `max_steps`, with a `fresh` env each: (steps, episodes, cpu s, wall s)."
     steps = episodes = 0
+    task = env.task.name
     c0, t0 = time.process_time(), time.perf_counter()
     while True:
+        if fresh: env = make_env(task, seed)
         obs = env.reset(seed); pol.reset(seed); seed += 1
         done = False
         while not done:
@@ -629,14 +656,14 @@ def _play(env, pol, seed: int, stop: float | None, max_steps: int | None) -> tup
         if stop is not None and (episodes & 15) == 0 and time.perf_counter() > stop: break
     return steps, episodes, time.process_time() - c0, time.perf_counter() - t0
 
-def _bench_one(task: str, policy: str, seconds: float, warmup: float = 0.0) -> dict:
+def _bench_one(task: str, policy: str, seconds: float, warmup: float = 0.0, fresh: bool = True) -> dict:
     from bazaarbatna.bazaar.policies import POLICIES
     env, pol = make_env(task), POLICIES[policy]()
-    out = {"policy": policy}
+    out = {"policy": policy, "fresh_env": fresh}
     if warmup > 0:  # untimed, on seeds the timed run never uses
-        ws, we, wc, wt = _play(env, pol, 10**9, time.perf_counter() + warmup, None)
+        ws, we, wc, wt = _play(env, pol, 10**9, time.perf_counter() + warmup, None, fresh)
         out["warmup_steps_per_cpu_s"] = round(ws / max(wc, 1e-9))
-    steps, episodes, cpu, dt = _play(env, pol, 0, time.perf_counter() + seconds, None)
+    steps, episodes, cpu, dt = _play(env, pol, 0, time.perf_counter() + seconds, None, fresh)
     out.update({"steps_per_s": round(steps / dt), "steps_per_cpu_s": round(steps / max(cpu, 1e-9)),
                 "episodes": episodes, "steps": steps, "seconds": round(dt, 3), "cpu_seconds": round(cpu, 3)})
     return out
@@ -647,10 +674,13 @@ def bench_steps(seconds: float = 2.0,         # how long to time each buyer
                 expert: str | None = "expert",  # the rule expert, also measured (None: skip)
                 simple: str | None = "split_difference",  # a short-episode baseline, also measured (None: skip)
                 warmup: float = 0.5,           # untimed seconds per buyer first, to fill the memo tables
+                fresh: bool = True,            # a new env per episode (`make_env` + `reset`), as other arenas' benches measure
+                reused: bool = True,           # also time the headline buyer on one env reset per episode
                ) -> dict:
-    "Steady-state env steps per second (wall and process-CPU) with scripted buyers, policy time and resets included."
-    r = _bench_one(task, policy, seconds, warmup)
+    "Steady-state env steps per second (wall and process-CPU) with scripted buyers, policy time, env construction and resets included."
+    r = _bench_one(task, policy, seconds, warmup, fresh)
     out = {"steps_per_s": r["steps_per_s"], "steps_per_cpu_s": r["steps_per_cpu_s"], "task": task, **r}
-    if expert: out["expert"] = _bench_one(task, expert, seconds, warmup)
-    if simple: out["simple"] = _bench_one(task, simple, seconds, warmup)
+    if fresh and reused: out["reused_env"] = _bench_one(task, policy, seconds, warmup, False)
+    if expert: out["expert"] = _bench_one(task, expert, seconds, warmup, fresh)
+    if simple: out["simple"] = _bench_one(task, simple, seconds, warmup, fresh)
     return out

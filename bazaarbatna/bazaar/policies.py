@@ -11,15 +11,19 @@ from .tells import ReservationBelief, concession_fraction, E_GRID, tell_summary,
 from .sellers import LEAK_BAND, final_targets, read_endgame, price_tick
 
 # %% auto #0
-__all__ = ['POLICIES', 'POLICY_DOCS', 'AlwaysAccept', 'Lowballer', 'SplitDifference', 'TimeDependent', 'Boulware', 'Conceder',
-           'TitForTat', 'Expert', 'tells_ablation']
+__all__ = ['POLICIES', 'POLICY_DOCS', 'TUNED_FILE', 'TUNED_DEFAULT', 'REFERENCES', 'REFERENCE_DOCS', 'AlwaysAccept', 'Lowballer',
+           'SplitDifference', 'TimeDependent', 'Boulware', 'Conceder', 'TitForTat', 'Expert', 'tells_ablation',
+           'schedule_share', 'Tuned', 'fit_schedule', 'fit_tuned', 'Oracle']
 
 # %% ../../nbs/14_bazaar_policies.ipynb #f28c196d
 def _offer(obs: dict, price: float, message: str = "") -> dict:
     "An offer that never exceeds the budget nor falls below the buyer's last offer; accept if it meets the ask."
-    last = obs["buyer_offers"][-1] if obs["buyer_offers"] else 0.0
-    p = max(last, min(obs["budget"], round(price, 2)))
-    if p >= obs["ask"]: return {"action": "accept", "message": message} if obs["ask"] <= obs["budget"] else {"action": "offer", "price": p, "message": message}
+    bo, budget, ask = obs["buyer_offers"], obs["budget"], obs["ask"]
+    last = bo[-1] if bo else 0.0
+    p = round(price, 2)
+    if not p < budget: p = budget   # min(budget, p), the same value and type, without the builtin call
+    if not p > last: p = last       # max(last, p)
+    if p >= ask: return {"action": "accept", "message": message} if ask <= budget else {"action": "offer", "price": p, "message": message}
     return {"action": "offer", "price": p, "message": message}
 
 # %% ../../nbs/14_bazaar_policies.ipynb #f5aef54b
@@ -172,3 +176,115 @@ def tells_ablation(tasks=("read_the_tells", "deceptive_seller"),  # bazaar tasks
                          "tells_off": round(mean("off"), 4), "diff": round(d["mean_diff"], 4), "ci_lo": round(d["ci_lo"], 4),
                          "ci_hi": round(d["ci_hi"], 4), "wins": d["wins"], "ties": d["ties"], "losses": d["losses"]})
     return rows
+
+# %% ../../nbs/14_bazaar_policies.ipynb #206565f1
+TUNED_FILE = "tuned_bazaar.json"   # the fitted parameters, shipped in `bazaarbatna/data` (`fit_tuned` writes it)
+TUNED_DEFAULT = {"open": .57, "pre": .83, "e": 1.0, "final": .96, "lead": 0}   # the expert's round table, before any fit
+
+def _tuned_params() -> dict:
+    "task -> parameters from the shipped file ({} when there is none)."
+    from importlib.resources import files
+    import json
+    try: return json.loads(files("bazaarbatna").joinpath("data", TUNED_FILE).read_text())["tasks"]
+    except (FileNotFoundError, KeyError, ValueError): return {}
+
+def schedule_share(p: dict, t: int, T: int) -> float:
+    "The share of the seller's current ask that schedule `p` offers in round `t` of `T`."
+    close = max(0, T - 1 - int(p["lead"]))
+    if t >= close: return p["final"]
+    return p["open"] + (p["pre"] - p["open"]) * (t / max(1, close - 1)) ** p["e"]
+
+class Tuned(_Base):
+    "A five-parameter offer schedule fitted per task by random search on training seeds (the tuned baseline)."
+    name, params = "tuned", None
+    def act(self, obs):
+        p = self.params or _tuned_params().get(obs.get("task")) or TUNED_DEFAULT
+        return _offer(obs, schedule_share(p, obs["round"], obs["max_rounds"]) * obs["ask"])
+
+# %% ../../nbs/14_bazaar_policies.ipynb #b3af7b5d
+def fit_schedule(task: str, seeds, n_trials: int = 200, seed: int = 0) -> tuple[dict, float]:
+    "(best parameters, their mean return) of `n_trials` random schedules on `seeds` of `task` (`arenas.random_search`)."
+    from bazaarbatna.arenas import random_search
+    from bazaarbatna.bazaar.env import make_env
+    def draw(rng):
+        o = rng.uniform(.4, .9)
+        return {"open": round(o, 4), "pre": round(rng.uniform(o, 1.0), 4), "e": round(math.exp(rng.uniform(math.log(.25), math.log(4))), 4),
+                "final": round(rng.uniform(.8, 1.02), 4), "lead": rng.choice((0, 0, 1, 2))}
+    def score(p):
+        tot = 0.0
+        for s in seeds:
+            env, pol = make_env(task, seed=s), Tuned(params=p); pol.reset(s); obs = env.reset(seed=s)
+            while True:
+                r = env.step(pol.act(obs)); tot += r.reward; obs = r.observation
+                if r.done: break
+        return tot / len(seeds)
+    return random_search(score, draw, TUNED_DEFAULT, n_trials, seed)
+
+def fit_tuned(tasks=None, n_seeds: int = 32, n_trials: int = 200, seed: int = 0, write: bool = False) -> dict:
+    "Fit `Tuned` per task on training seeds apart from the SFT and GRPO ones (`arenas.fit_tuned_reference`); with `write`, ship the result."
+    from importlib.resources import files
+    from bazaarbatna.arenas import fit_tuned_reference
+    return fit_tuned_reference("bazaar", fit_schedule, tasks, n_seeds, n_trials, seed, files("bazaarbatna").joinpath("data", TUNED_FILE) if write else None)
+
+# %% ../../nbs/14_bazaar_policies.ipynb #93c8efcc
+class Oracle(_Base):
+    "Sees the seller's hidden terms through a private copy of the episode and plays the best of a family of plans (a reference, not a buyer)."
+    name = "oracle"
+    def reset(self, seed: int = 0) -> None: self.seed, self.env, self.plan, self.last = seed, None, [], None
+
+    def _sync(self, obs):
+        "The private copy, stepped with this buyer's last action (the seeded env answers it exactly as the real one did)."
+        from bazaarbatna.bazaar.env import make_env
+        if self.env is None:
+            self.env = make_env(obs["task"], seed=self.seed); self.env.reset(seed=self.seed)
+        elif self.last is not None: self.env.step(self.last)
+
+    def _hold(self, s) -> float:
+        "The lowest offer the seller does not take as an insult (never below this buyer's last offer)."
+        from bazaarbatna.bazaar.sellers import PERSONAS
+        low = math.ceil(PERSONAS[s.persona].insult_frac * s.reservation * 1.001 * 100) / 100
+        return max(low, s.buyer_offers[-1] if s.buyer_offers else 0.0)
+
+    def _least_accepted(self, hi: float) -> float | None:
+        "The least offer the seller accepts now, by bisection on the copy (None if not even `hi`)."
+        env, snap = self.env, self.env.snapshot()
+        def takes(p):
+            env.restore(snap); r = env.step({"action": "offer", "price": p})
+            return bool(r.done and (r.info.get("episode") or {}).get("deal")) or env.s.deal_index > self._deal
+        lo = self._hold(env.s)
+        ok = takes(hi)
+        env.restore(snap)
+        if not ok: return None
+        while hi - lo > .01:
+            mid = round((lo + hi) / 2, 2)
+            if mid in (lo, hi): break
+            ok = takes(mid); env.restore(snap)
+            lo, hi = (lo, mid) if ok else (mid, hi)
+        return hi
+
+    def _best_plan(self) -> list:
+        "The offers of the plan with the best return from here to the end of this deal."
+        env, snap, s0 = self.env, self.env.snapshot(), self.env.s
+        self._deal, T, best = s0.deal_index, self.env.task.max_rounds, (-math.inf, [])
+        for k in range(s0.t, T):
+            env.restore(snap); plan, g, alive = [], 0.0, True
+            for _ in range(s0.t, k):   # hold
+                a = {"action": "offer", "price": self._hold(env.s)}
+                r = env.step(a); g += r.reward; plan.append(a)
+                if r.done or env.s.deal_index > self._deal: alive = False; break
+            if alive:
+                x = self._least_accepted(min(env.s.last_ask, env.s.budget))
+                if x is None: continue
+                a = {"action": "offer", "price": x}; r = env.step(a); g += r.reward; plan.append(a)
+            if g > best[0]: best = (g, plan)
+        env.restore(snap)
+        return list(best[1]) or [{"action": "offer", "price": self._hold(s0)}]
+
+    def act(self, obs):
+        self._sync(obs)
+        if not self.plan: self.plan = self._best_plan()
+        self.last = self.plan.pop(0)
+        return self.last
+
+REFERENCES = {p.name: p for p in (Tuned, Oracle)}   # yardsticks, not part of the scripted field
+REFERENCE_DOCS = {n: p.__doc__ for n, p in REFERENCES.items()}

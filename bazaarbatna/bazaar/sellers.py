@@ -9,7 +9,7 @@ from __future__ import annotations
 import math, re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from ..core import extract_json, ActionError
+from ..core import extract_json, ActionError, is_text
 from .tells import concession_fraction, tell_summary, _tells_cached, E_GRID
 
 # %% auto #0
@@ -17,7 +17,7 @@ __all__ = ['LEAK_BAND', 'PERSONAS', 'CUE_TEXT', 'price_tick', 'ceil_tick', 'leak
            'numbers_in', 'leaks_reservation', 'Persona', 'draw_terms', 'final_min', 'endgame_signal', 'read_endgame',
            'final_points', 'final_targets', 'SellerView', 'SellerReply', 'guard_counter', 'safe_message',
            'apply_guards', 'seller_message', 'endgame_cue', 'template_leaks', 'buyer_pressure', 'RuleSeller',
-           'parse_seller_reply', 'LLMSeller']
+           'says_only', 'words_fit', 'seller_words', 'LLMSeller']
 
 # %% ../../nbs/12_bazaar_sellers.ipynb #079866ac
 LEAK_BAND = 0.03  # a number within this fraction of the reservation (or one tick) counts as revealing it
@@ -349,6 +349,7 @@ class RuleSeller:
     "The scripted seller: persona-, time-, inventory- and history-dependent concessions, under the guards."
     kind = "rule"
     wants_dialogue = False  # it never reads `SellerView.dialogue`, so the env need not build it
+    version_key = ("rule",) # stands for `config()` (built from this module's constants) when the env caches its version
 
     def config(self) -> dict: return {"kind": "rule", "personas": {k: repr(p) for k, p in PERSONAS.items()}, "leak_band": LEAK_BAND}
 
@@ -362,10 +363,12 @@ class RuleSeller:
         if v.buyer_message and p.gullibility:
             push = buyer_pressure(v.buyer_message)
             target -= p.gullibility * push * .15 * (v.last_ask - target if v.last_ask > target else 0)
-        return min(target, v.last_ask - p.reciprocity * max(0.0, v.buyer_raise))
+        br = v.buyer_raise
+        cap = v.last_ask - p.reciprocity * (br if br > 0.0 else 0.0)   # max(0.0, br): the same value and type, no call
+        return cap if cap < target else target                       # min(target, cap)
 
-    def respond(self, v: SellerView, rng) -> SellerReply:
-        "The guarded reply to the offer in `v`."
+    def decide(self, v: SellerView, rng) -> SellerReply:
+        "The guarded move for the offer in `v`: action and price, no words yet."
         p = v.persona
         prop = self.proposal(v, rng)
         o = v.offer
@@ -376,44 +379,75 @@ class RuleSeller:
         else: r = SellerReply("counter", prop)
         r = apply_guards(r, v, fallback=prop)
         if insult: r.data["insult"] = True
-        r.message = seller_message(r.action, v, r.price, rng, endgame_cue(v, rng) if r.action == "counter" and v.t == v.T - 1 else None)
-        if template_leaks(r.action, v.title, r.price, v.reservation, v.tick):  # cannot happen (price >= floor); checked anyway
-            r.data["leak_blocked"] = True; r.message = safe_message(r.action, r.price, v.currency)
         return r
 
-# %% ../../nbs/12_bazaar_sellers.ipynb #cc8f99ef
-_SELLER_SYSTEM = ("You are a {persona} seller in a bazaar ({summary}). You are selling: {title}. You opened at {ask0}; "
-                  "your last ask was {last}. Negotiate to sell high. Reply with ONE JSON object only: "
-                  '{{"action": "counter"|"accept"|"walk", "price": number, "message": "short sentence"}}.')
+    def words(self, r: SellerReply, v: SellerView, rng) -> str:
+        "The templated message for the move `r` (the last counter carries the endgame cue)."
+        msg = seller_message(r.action, v, r.price, rng, endgame_cue(v, rng) if r.action == "counter" and v.t == v.T - 1 else None)
+        if template_leaks(r.action, v.title, r.price, v.reservation, v.tick):  # cannot happen (price >= floor); checked anyway
+            r.data["leak_blocked"] = True; msg = safe_message(r.action, r.price, v.currency)
+        return msg
 
-def parse_seller_reply(text: str, v: SellerView) -> SellerReply:
-    "An unguarded `SellerReply` from a model's text; unparseable text becomes a counter without price."
+    def respond(self, v: SellerView, rng) -> SellerReply:
+        "The guarded reply to the offer in `v`, in templated words."
+        r = self.decide(v, rng)
+        r.message = self.words(r, v, rng)
+        return r
+
+
+# %% ../../nbs/12_bazaar_sellers.ipynb #cc8f99ef
+def says_only(message: str,      # what the seller says
+              allowed: tuple,    # the prices it may name
+              scale: float,      # the asking price: numbers below a tenth of it are counts, years, model numbers
+              tick: float = 1.0, # prices are whole ticks: a stated price within half a tick names it
+             ) -> bool:
+    "Whether every price-like number in `message` is one of `allowed`."
+    return all(any(abs(x - a) <= tick / 2 for a in allowed) for x in numbers_in(message) if x >= scale / 10)
+
+def words_fit(message: str, r: SellerReply, v: SellerView) -> bool:
+    "Whether `message` may go with the move `r`: text, no price but the one offered, nothing near the reservation."
+    if not message or not is_text(message) or len(message) > 300: return False
+    allowed = (r.price,) if r.action in ("counter", "accept") and r.price is not None else ()
+    return says_only(message, allowed, v.last_ask, v.tick) and not leaks_reservation(message, v.reservation, v.tick)
+
+def seller_words(text: str) -> str:
+    "The line a model wrote: a JSON reply's `message`, else its first non-empty line, unquoted."
     try:
-        obj, _ = extract_json(text)
-    except ActionError:
-        return SellerReply("counter", None, text.strip()[:200], {"parse_error": True})
-    act = obj.get("action")
-    act = act if act in ("counter", "accept", "walk") else "counter"
-    price = obj.get("price")
-    price = float(price) if isinstance(price, (int, float)) and not isinstance(price, bool) and math.isfinite(price) else None
-    msg = obj.get("message")
-    return SellerReply(act, price, msg[:300] if isinstance(msg, str) else "")
+        m = extract_json(text)[0].get("message")
+        if isinstance(m, str): text = m
+    except ActionError: pass
+    line = next((l.strip() for l in text.splitlines() if l.strip()), "").strip('"“”\'` ')
+    for p in ("Seller:", "seller:", "Me:"): line = line.removeprefix(p).strip()
+    return line.strip('"“”\'` ')
+
+
+# %% ../../nbs/12_bazaar_sellers.ipynb #f7a0f859
+_SELLER_SYSTEM = ("You are a {persona} seller in a bazaar ({summary}), selling {title}; you opened at {ask0}. "
+                  "You write the seller's next line to the buyer: one short sentence, nothing else.")
+_SAY = {"counter": "You now ask {price}. Write your one-sentence reply; name no price except {price}.",
+        "accept": "You accept the buyer's offer. Write your one-sentence reply; name no price.",
+        "walk": "You walk away without a deal. Write your one-sentence reply; name no price.",
+        "reject": "You refuse the buyer's final offer. Write your one-sentence reply; name no price."}
 
 class LLMSeller:
-    "A seller played by a chat model (the embedded SmolLM2 by default), wrapped in the shared guards."
+    "A seller whose moves are the rule seller's and whose words a chat model writes (the embedded SmolLM2 by default)."
     kind = "llm"
     wants_dialogue = True
 
     def __init__(self, model="embedded",  # a model name/path for `load_model`, or a loaded model
-                 tokenizer=None, max_new_tokens: int = 48, temperature: float = .7):
+                 tokenizer=None, max_new_tokens: int = 40, temperature: float = .7,
+                 tries: int = 2):  # model replies asked for per turn before the templated line is used
         self.model_name = model if isinstance(model, str) else getattr(getattr(model, "config", None), "_name_or_path", "custom")
         self._model, self._tok = (None, None) if isinstance(model, str) else (model, tokenizer)
-        self.max_new_tokens, self.temperature = max_new_tokens, temperature
+        self.max_new_tokens, self.temperature, self.tries = max_new_tokens, temperature, tries
         self._rule = RuleSeller()
 
     def config(self) -> dict:
-        return {"kind": "llm", "model": self.model_name, "max_new_tokens": self.max_new_tokens,
-                "temperature": self.temperature, "leak_band": LEAK_BAND}
+        return {"kind": "llm", "model": self.model_name, "max_new_tokens": self.max_new_tokens, "temperature": self.temperature,
+                "tries": self.tries, "moves": self._rule.config(), "leak_band": LEAK_BAND}
+
+    @property
+    def version_key(self) -> tuple: return ("llm", self.model_name, self.max_new_tokens, self.temperature, self.tries)
 
     def _load(self):
         if self._model is None:
@@ -421,34 +455,39 @@ class LLMSeller:
             self._model, self._tok = load_model(self.model_name)
         return self._model, self._tok
 
-    def conversation(self, v: SellerView) -> list:
-        "The chat the model sees (no reservation in it)."
-        p = v.persona
-        sys = _SELLER_SYSTEM.format(persona=p.name, summary=p.summary, title=v.title,
-                                    ask0=format_price(v.ask0, v.currency), last=format_price(v.last_ask, v.currency))
-        msgs = [{"role": "system", "content": sys}]
+    def conversation(self, v: SellerView, r: SellerReply) -> list:
+        "The chat the model sees for the move `r` (no reservation in it)."
+        p, f = v.persona, (lambda x: format_price(x, v.currency))
+        msgs = [{"role": "system", "content": _SELLER_SYSTEM.format(persona=p.name, summary=p.summary, title=v.title, ask0=f(v.ask0))}]
         for d in v.dialogue:
-            role = "assistant" if d["speaker"] == "seller" else "user"
-            price = f" [{d['action']} {format_price(d['price'], v.currency)}]" if d.get("price") is not None else f" [{d['action']}]"
-            msgs.append({"role": role, "content": (d.get("message") or "") + price})
-        if not v.dialogue or v.dialogue[-1]["speaker"] == "seller":
-            msgs.append({"role": "user", "content": f"{v.buyer_message} [offer {format_price(v.offer, v.currency)}]"})
+            price = f" [{d['action']} {f(d['price'])}]" if d.get("price") is not None else f" [{d['action']}]"
+            msgs.append({"role": "assistant" if d["speaker"] == "seller" else "user", "content": (d.get("message") or "") + price})
+        say = _SAY[r.action].format(price=f(r.price) if r.price is not None else "")
+        if msgs[-1]["role"] == "user": msgs[-1] = {"role": "user", "content": msgs[-1]["content"] + "\n\n" + say}
+        else: msgs.append({"role": "user", "content": f"{v.buyer_message} [offer {f(v.offer)}]\n\n{say}"})
         return msgs
 
-    def respond_text(self, v: SellerView, text: str, rng) -> SellerReply:
-        "The guarded reply for a model's raw `text` (used by `respond` and by batched rollouts)."
-        r = parse_seller_reply(text, v)
-        fallback = self._rule.proposal(v, rng)
-        r = apply_guards(r, v, auto_accept=True, fallback=fallback)
-        if not r.message: r.message = seller_message(r.action, v, r.price, rng)
+    def with_words(self, r: SellerReply, v: SellerView, texts: list, rng) -> SellerReply:
+        "`r` in the first of the model's `texts` whose words fit it, else in the rule seller's templated line."
+        for t in texts:
+            w = seller_words(t)
+            if words_fit(w, r, v): r.message, r.data["words"] = w, "model"; break
+        else: r.message, r.data["words"] = self._rule.words(r, v, rng), "template"
+        if texts: r.data["raw"] = [t[:300] for t in texts]
         return r
 
+    def respond_text(self, v: SellerView, text: str, rng) -> SellerReply:
+        "The reply when a model has written `text` for this turn (batched rollouts, tests): the rules' move, its words if they fit."
+        return self.with_words(self._rule.decide(v, rng), v, [text], rng)
+
     def respond(self, v: SellerView, rng) -> SellerReply:
-        "Generate, parse and guard one reply."
+        "Decide by the rules, then ask the model for the words (up to `tries` times)."
         from bazaarbatna.models import chat_generate
+        r, texts = self._rule.decide(v, rng), []
         model, tok = self._load()
-        text = chat_generate(model, tok, [self.conversation(v)], max_new_tokens=self.max_new_tokens,
-                             temperature=self.temperature, seed=rng.randrange(2**31))[0]
-        r = self.respond_text(v, text, rng)
-        r.data["raw"] = text[:500]
-        return r
+        conv = self.conversation(v, r)
+        for _ in range(self.tries):
+            texts += chat_generate(model, tok, [conv], max_new_tokens=self.max_new_tokens, temperature=self.temperature,
+                                   seed=rng.randrange(2**31))
+            if words_fit(seller_words(texts[-1]), r, v): break
+        return self.with_words(r, v, texts, rng)

@@ -6,10 +6,11 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_env.html.md"""
 
 # %% ../../nbs/23_market_env.ipynb #e7fefcc3
 from __future__ import annotations
-import copy, math, time
+import copy, math, pickle, random, time
+from fastcore.basics import patch
 from dataclasses import dataclass, asdict, field
 from ..core import (make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
-                              INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash)
+                              INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash, is_text)
 from .world import *
 from .world import World, Block, Lab, Job, Offer, Coalition, _trunc, _alive, _round, _new
 from .opponents import (act as opponent_act, respond, consent, on_join, pitch, SELL_MARGIN, BUY_FACTOR,
@@ -100,7 +101,7 @@ ACTION_SCHEMA = ActionSchema(
         "allocate_to_job": "run GPU-hours of an owned or pooled `block` on your `job` (energy is billed)",
         "send_message": "say something to a lab (recorded, no effect)",
         "wait": "let the round pass",
-        "finish": "end the episode now (settlement runs)",
+        "finish": "stop acting for the rest of the episode (the market plays its remaining rounds, then settles)",
     })
 
 # %% ../../nbs/23_market_env.ipynb #ac6c3f41
@@ -111,14 +112,14 @@ REWARD_TABLE = [
     {"component": "money", "when": "any step money moves (trades, exchange, energy, breach fines, settlement, unpaid dues)",
      "range": "[-1, 1]", "formula": "Δ(budget + escrow − unpaid) / N, N = job value + list value of the blocks owned at the start",
      "why": "spending and earning are the economy"},
-    {"component": "job_value", "when": "a job completes, or closes at its deadline / the end with partial credit",
-     "range": "[0, 1]", "formula": "credited / N; credited = value·(1 − 0.3·urgency·round/max_rounds) or value·partial_credit·done/gpu_hours",
-     "why": "finishing jobs (early when urgent) is the goal"},
+    {"component": "job_value", "when": "a job completes, or closes at its deadline / the end (partial credit for the part done, a charge for the rest)",
+     "range": f"[{-MISSED_DEADLINE}, 1]", "formula": f"credited / N; credited = value·(1 − 0.3·urgency·round/max_rounds) when done, else value·(partial_credit·f − {MISSED_DEADLINE}·(1 − f)), f = done/gpu_hours",
+     "why": "jobs are obligations: finishing them (early when urgent) is the goal, and missing one costs, so doing nothing is never free"},
     {"component": "progress_shaping", "when": "GPU-hours run on an open job; reversed when it closes",
      "range": "[-0.5, 0.5]", "formula": "Φ(s') − Φ(s), Φ = 0.5·Σ_open value·done/gpu_hours / N, Φ(end) = 0",
      "why": "dense signal for partial progress; potential-based, sums to 0 per episode, unfarmable"},
     {"component": "clip", "when": "only at a bound: the utility outside [-1, 1], or a step's sum or its money outside [-1, 1]",
-     "range": "[-3.5, 2.5]", "formula": "reward − (money + job_value + progress_shaping); reward = clip(clip(U, −1, 1) + Φ − paid so far, −1, 1)",
+     "range": f"[-3.5, {2.5 + MISSED_DEADLINE}]", "formula": "reward − (money + job_value + progress_shaping); reward = clip(clip(U, −1, 1) + Φ − paid so far, −1, 1)",
      "why": "a step's reward stays in [-1, 1] and the return is the utility clipped to [-1, 1]"},
     {"component": "invalid_action", "when": "the action fails to parse or is not allowed now (state unchanged)",
      "range": f"{INVALID_ACTION_PENALTY}", "formula": f"{INVALID_ACTION_PENALTY}; episode ends after {MAX_INVALID_ACTIONS}",
@@ -306,7 +307,7 @@ def _parse(raw):
                     if req: break
                     continue
                 if string:
-                    if type(v) is not str or (ml is not None and len(v) > ml): break
+                    if type(v) is not str or (ml is not None and len(v) > ml) or not (v.isascii() or is_text(v)): break   # a lone surrogate: parse names it
                 else:
                     t = type(v)        # bool, NaN, inf and out-of-range values fail here
                     if not (t is int or (t is float and not ml)) or not (lo <= v <= hi): break
@@ -338,7 +339,8 @@ def _setup(task: TaskConfig, judge: str, driven: tuple) -> tuple:
                             "join_base": JOIN_BASE, "rate": COALITION_RATE, "cooldown": REFUSAL_COOLDOWN,
                             "pitch": "states the price with its premium",   # sellers' messages changed
                             "settlement": "dues and fines from every holding; the unpaid rest charged",
-                            "reward": "N = job value + endowment; the return is the utility clipped to [-1, 1]"})
+                            "reward": "N = job value + endowment; the return is the utility clipped to [-1, 1]",
+                            "obligations": f"a missed job costs {MISSED_DEADLINE} of its undone value; ending stops the lab, not the market"})
     return order, decay, version
 
 _SETUPS = {}              # (task, judge name, driven) -> `_setup(…)`: the version hash alone costs more than a reset
@@ -382,6 +384,7 @@ class MarketEnv:
         self.clip_total = [0.] * n    # each lab's `clip` component summed so far (0 unless a bound was reached)
         self.invalid = [0] * n
         self.last_error = [None] * n
+        self.stopped = [None] * n     # the round each lab stopped acting (finish, or too many bad actions); None: it plays on
         self.pitched = set()          # (lab, text) already pitched: repeated text scores less
         self.done, self.reason = False, ""
         self.stats = {"trades": 0, "coalitions": 0, "breaches": 0, "pitches": 0, "pitch_score": 0.}
@@ -402,13 +405,13 @@ class MarketEnv:
         "Everything needed to continue this episode later (deep copy)."
         return copy.deepcopy((self.w, self.rng.getstate(), self.invalid, self.last_error, self.pitched, self.done,
                               self.reason, self.stats, self.transcript.meta, list(self.transcript.turns), self.pre, self.seed,
-                              self.wealth0, self.norm, self.raw_return, self.clip_total))
+                              self.wealth0, self.norm, self.raw_return, self.clip_total, self.stopped))
 
     def restore(self, snap):
         "Return to a `snapshot()`."
         self.fresh = None
         (self.w, st, self.invalid, self.last_error, self.pitched, self.done, self.reason, self.stats, meta, turns,
-         self.pre, self.seed, self.wealth0, self.norm, self.raw_return, self.clip_total) = copy.deepcopy(snap)
+         self.pre, self.seed, self.wealth0, self.norm, self.raw_return, self.clip_total, self.stopped) = copy.deepcopy(snap)
         self.rng.setstate(st)
         self.pre_v = [-1] * len(self.w.labs)   # the next reward takes every account again
         self.transcript = _Transcript(meta=meta, turns=turns)
@@ -840,9 +843,12 @@ class MarketEnv:
         if w.round > w.expiry: expire_jobs(w)   # its own early exit, without the call
 
     def _end(self, reason: str):
-        "Close the episode: partial credit for open jobs, settle every coalition."
+        "Close the episode: the market plays the rounds left (ending stops the labs, not the clock), then every open job closes and every coalition settles."
         self.fresh = None
         w = self.w
+        for lab in self.driven:       # the round each driven lab stopped acting (earlier, if it finished before the others)
+            if self.stopped[lab] is None: self.stopped[lab] = w.round
+        while w.round < w.max_rounds: self._advance()   # scripted labs act, shocks hit, deadlines pass
         expire_jobs(w, final=True)
         for c in w.coalitions.values():
             if not c.settled:
@@ -864,7 +870,8 @@ class MarketEnv:
         e, cred, _ = acct; w0 = self.wealth0[lab]
         shocks = []
         for x in w.shocks: shocks.append(x["kind"])
-        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(self.utility(lab, acct), 6), "rounds": w.round,
+        r = self.stopped[lab]         # the rounds this lab played (the market may have run on without it)
+        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(self.utility(lab, acct), 6), "rounds": w.round if r is None else r,
                 "reason": self.reason, "jobs_done": done, "jobs": len(L.jobs),
                 "value": _round(cred, 2), "wealth_change": _round(e - w0, 2),
                 "trades": st["trades"], "coalitions": st["coalitions"], "breaches": st["breaches"], "pitches": st["pitches"],
@@ -918,6 +925,19 @@ def make_env(task: str = "market_round",  # a name in TASKS
         import dataclasses
         cfg = dataclasses.replace(cfg, **overrides)
     return MarketEnv(cfg, seed, **kw)
+
+# %% ../../nbs/23_market_env.ipynb #7b3e5c20
+@patch
+def fork(self: MarketEnv) -> MarketEnv:
+    "A copy to plan on: the same world, random stream and accounts, an empty transcript; playing it leaves this env untouched."
+    f = copy.copy(self)               # the configuration (task, judge, turn order, version) is shared: read-only
+    (f.w, f.invalid, f.last_error, f.pitched, f.stats, f.pre, f.pre_v, f.wealth0, f.norm, f.raw_return, f.clip_total,
+     f.stopped) = pickle.loads(pickle.dumps((self.w, self.invalid, self.last_error, self.pitched, self.stats, self.pre, self.pre_v,
+                                             self.wealth0, self.norm, self.raw_return, self.clip_total, self.stopped), 5))
+    f.rng = random.Random(); f.rng.setstate(self.rng.getstate())
+    f.views, f.fresh = _Views(), None
+    f.transcript = _Transcript(meta=dict(self.transcript.meta), turns=[])
+    return f
 
 # %% ../../nbs/23_market_env.ipynb #db4f56d8
 def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = "expert",

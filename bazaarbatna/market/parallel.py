@@ -67,7 +67,8 @@ def market_observation_space(task: str | TaskConfig = "market_round"):   # a tas
     count = lambda: sp.Discrete(1 << 31)
     unit, money = lambda: S.Number(0., 1.), lambda: S.Number(0.)
     job = sp.Dict({"id": ident(), "gpu_hours": count(), "done_hours": count(), "value": money(), "deadline": sp.Discrete(R + 1),
-                   "urgency": unit(), "min_reliability": unit(), "partial_credit": unit(), "status": ident(), "credited": money()})
+                   "urgency": unit(), "min_reliability": unit(), "partial_credit": unit(), "status": ident(),
+                   "credited": S.Number()})   # negative for a missed job (it is charged)
     block = sp.Dict({"id": ident(), "gpus": count(), "hours_left": count(), "reliability": unit(), "energy_cost": money(),
                      "owner": ident(), "price": S.Maybe(money()), "pool": S.Maybe(ident())})
     offer = lambda: sp.Dict({"id": ident(), "from": ident(), "to": ident(), "kind": ident(), "block": S.Maybe(ident()),
@@ -142,8 +143,8 @@ class MarketParallelEnv:
             act, err = env._apply(lab, actions.get(a, {"action": "wait"}))
             if err is not None:
                 errors[a] = err
-                if env.invalid[lab] >= MAX_INVALID_ACTIONS: self.finished.add(a)
-            elif act["action"] == "finish": self.finished.add(a)
+                if env.invalid[lab] >= MAX_INVALID_ACTIONS: self.finished.add(a); env.stopped[lab] = env.w.round
+            elif act["action"] == "finish": self.finished.add(a); env.stopped[lab] = env.w.round
         if len(self.finished) < len(live):
             env._advance()
             if env.w.round >= env.w.max_rounds: env._end("max_rounds")

@@ -6,15 +6,18 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_policies.html.md"""
 
 # %% ../../nbs/24_market_policies.ipynb #e67e0681
 from __future__ import annotations
+import copy, functools, json, math, random
 from operator import itemgetter
+from fastcore.basics import patch
 from ..core import make_rng
 from .env import make_env, TASKS
-from .world import _round
+from .world import _round, MISSED_DEADLINE
 
 # %% auto #0
-__all__ = ['POLICIES', 'POLICY_DOCS', 'open_jobs', 'job_rates', 'useful_worth', 'energy', 'sell_ask', 'buy_bid', 'runnable',
-           'valid_actions', 'RandomValid', 'GreedyHoarder', 'NoNegotiation', 'Naive', 'AlwaysAccept', 'Retaliator',
-           'Expert', 'run_episode']
+__all__ = ['EXPERT_PARAMS', 'POLICIES', 'POLICY_DOCS', 'TUNED_FILE', 'REFERENCES', 'REFERENCE_DOCS', 'open_jobs', 'job_rates',
+           'useful_worth', 'energy', 'sell_ask', 'buy_bid', 'runnable', 'valid_actions', 'RandomValid', 'GreedyHoarder',
+           'NoNegotiation', 'Naive', 'AlwaysAccept', 'Retaliator', 'Expert', 'run_episode', 'Tuned', 'fit_params',
+           'fit_tuned', 'Oracle']
 
 # %% ../../nbs/24_market_policies.ipynb #8930f9f3
 def open_jobs(obs: dict) -> list:
@@ -28,26 +31,32 @@ def open_jobs(obs: dict) -> list:
 
 _deadline = itemgetter("deadline")   # a C key function: no Python call per job
 
-def job_rates(obs: dict, jobs: list | None = None) -> list:
+def job_rates(obs: dict, jobs: list | None = None,
+              reach: bool = False,  # count only what the lab holds or pools and exchange blocks its budget pays for
+             ) -> list:
     """(min reliability, GPU-hours still needed, value per GPU-hour it can still earn, job) per open job. A job the
-    market cannot cover in full (blocks reliable enough with hours left, not pooled in another lab's coalition) earns
-    only its partial credit: hours run on it are worth `partial_credit` of the full rate."""
+    market cannot cover in full (blocks reliable enough with hours left, not pooled in another lab's coalition) will
+    close undone: hours run on it are worth its partial credit plus the charge they save, `partial_credit +
+    MISSED_DEADLINE` of the full rate."""
     if jobs is None: jobs = open_jobs(obs)
     if not jobs: return []
-    blocks, pools = obs["blocks"], None
+    blocks, pools, me = obs["blocks"], None, obs["lab"]
     if obs["coalitions"]:
         pools = set()
         for c in obs["coalitions"]: pools.add(c["id"])
     out = []
     for j in jobs:
         mr, gh = j["min_reliability"], j["gpu_hours"]
-        need, have = gh - j["done_hours"], 0
+        need, have, money = gh - j["done_hours"], 0, obs["budget"]
         for b in blocks:              # the observation lists blocks with hours left only
             if b["reliability"] >= mr and (not b["pool"] or (pools is not None and b["pool"] in pools)):
+                if reach and not b["pool"] and b["owner"] != me:   # another's block: only the exchange's, if affordable
+                    if b["owner"] != "exchange" or b["price"] > money: continue
+                    money -= b["price"]
                 have += b["hours_left"]
                 if have >= need: break
         rate = j["value"] / gh
-        out.append((mr, need, rate if have >= need else rate * j["partial_credit"], j))
+        out.append((mr, need, rate if have >= need else rate * (j["partial_credit"] + MISSED_DEADLINE), j))
     return out
 
 def useful_worth(obs: dict, b: dict, jobs: list | None = None) -> tuple:
@@ -78,9 +87,11 @@ def _worth_energy(b: dict, rates: list, e: float) -> tuple:
     if not bh and best == 0.: return best, 0.
     return best, bh * ec * e
 
-def sell_ask(obs: dict, b: dict) -> float:
-    "The expert's price for selling block view `b`: 0.9 per GPU-hour left, times the market's price pressure."
-    return _round(b["hours_left"] * .9 * obs["market"]["price_pressure"], 2)
+def sell_ask(obs: dict, b: dict,
+             per_hour: float = .9,  # the expert's price per GPU-hour left, before price pressure
+            ) -> float:
+    "The expert's price for selling block view `b`: `per_hour` per GPU-hour left, times the market's price pressure."
+    return _round(b["hours_left"] * per_hour * obs["market"]["price_pressure"], 2)
 
 def buy_bid(worth: float, energy_bill: float, budget: float,
             share: float = .6,  # of the worth: the expert opens at 60 %, counters a pitch at 70 %
@@ -188,11 +199,13 @@ class NoNegotiation(_Base):
         a = _allocate(obs)
         if a: return a
         jobs = open_jobs(obs)
+        rates, e, budget = job_rates(obs, jobs, reach=True), obs["market"]["energy_price"], obs["budget"]
         best, bv = None, 0.
         for b in obs["blocks"]:
-            if b["owner"] == "exchange" and b["price"] <= obs["budget"]:
-                v = useful_worth(obs, b, jobs)[0] - b["price"]
-                if v > bv: best, bv = b, v
+            if b["owner"] == "exchange" and not b["pool"] and b["price"] <= budget:
+                w, en = _worth_energy(b, rates, e)
+                if b["price"] + en > budget: continue   # it could not pay to run it
+                if w - b["price"] > bv: best, bv = b, w - b["price"]
         if best: return {"action": "reserve_capacity", "block": best["id"]}
         return {"action": "finish"} if not jobs else {"action": "wait"}
 
@@ -229,12 +242,19 @@ class Retaliator(NoNegotiation):
         return super().act(obs)
 
 # %% ../../nbs/24_market_policies.ipynb #56604e28
+EXPERT_PARAMS = {"accept": .8, "counter": .7, "sell_over": 1.2, "margin": 0., "bid": .6, "raise": .1, "ask": .9, "coalitions": 2}
+
 class Expert(_Base):
     "The rule expert: allocate, buy below worth, pool spare blocks in one coalition, never overpay, finish when done."
-    name = "expert"
+    name, params = "expert", EXPERT_PARAMS   # its thresholds (`tuned` sets its own per task)
     def reset(self, seed=0):
         super().reset(seed)
-        self.tried, self.countered, self.proposed, self.sell_tried = {}, set(), {}, set()
+        self.tried, self.countered, self.proposed, self.sell_tried, self.accepted = {}, set(), {}, set(), set()
+
+    def _accept(self, o: dict) -> dict:
+        "Accept offer `o`, once: an offer it could not take (its buyer could not pay after all) stays in the inbox."
+        self.accepted.add(o["id"])
+        return {"action": "accept_offer", "offer": o["id"]}
 
     def act(self, obs):
         me, r, R, budget = obs["lab"], obs["round"], obs["max_rounds"], obs["budget"]
@@ -256,7 +276,7 @@ class Expert(_Base):
             elif ow == me: runs.append(b); own.append(b)
             elif ow == "exchange": exch.append(b)
             else: others.append(b)
-        e = obs["market"]["energy_price"]
+        e, q = obs["market"]["energy_price"], self.params
         if runs and jobs and (a := _allocate(obs, jobs, runs)): return a   # a usable block on the most urgent open job
         rates = job_rates(obs, jobs) if jobs else jobs   # what the open jobs can still earn per GPU-hour (for worths)
         if offers:                    # (guards like this one skip loops over empty lists: such a loop still makes an iterator)
@@ -265,22 +285,23 @@ class Expert(_Base):
             if coals:
                 for c in coals: allied.update(c["members"])
             for o in offers:
+                if o["id"] in self.accepted: continue
                 b = byid.get(o["block"]) if o["block"] else None
                 if o["kind"] == "coalition":
-                    if o["from"] not in allied: return {"action": "accept_offer", "offer": o["id"]}
+                    if o["from"] not in allied: return self._accept(o)
                 elif o["kind"] == "sell" and b is not None and b["owner"] == o["from"] and not b["pool"]:
                     w, en = _worth_energy(b, rates, e)
-                    if o["payment"] <= .8 * w and o["payment"] + en <= budget: return {"action": "accept_offer", "offer": o["id"]}
+                    if o["payment"] <= q["accept"] * w and o["payment"] + en <= budget: return self._accept(o)
                     if o["id"] not in self.countered and w > 0 and o["payment"] <= 1.6 * w:
                         self.countered.add(o["id"])
                         if o["judge"] > .3:
                             return {"action": "counter_pitch", "offer": o["id"],
                                     "message": f"Block {b['id']} is {b['reliability']:.0%} reliable with {b['hours_left']} GPU-hours; a fair rate for both of us is lower, and we pay on time."}
-                        p = buy_bid(w, en, budget, .7)
+                        p = buy_bid(w, en, budget, q["counter"])
                         if p >= .01: return {"action": "counter_offer", "offer": o["id"], "payment": p}
                 elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:
                     w = _worth_energy(b, rates, e)[0]
-                    if (w <= 0. and o["payment"] > 0) or o["payment"] > 1.2 * w: return {"action": "accept_offer", "offer": o["id"]}
+                    if (w <= 0. and o["payment"] > 0) or o["payment"] > q["sell_over"] * w: return self._accept(o)
         if jobs:                      # the best exchange buy (without open jobs a block is worth 0: never a buy)
             best, bv = None, 0.
             for b in exch:
@@ -288,7 +309,7 @@ class Expert(_Base):
                 if p > budget: continue       # unaffordable whatever its energy bill (>= 0): its worth is not needed
                 x = _worth_energy(b, rates, e)
                 if p + x[1] > budget: continue
-                v = x[0] - p
+                v = x[0] - p * (1. + q["margin"])
                 if v > bv: best, bv = b, v
             if best is not None: return {"action": "reserve_capacity", "block": best["id"]}
             spare = []
@@ -297,7 +318,7 @@ class Expert(_Base):
                     if _worth_energy(b, rates, e)[0] <= 0.: spare.append(b)
         else: spare = own
         if len(obs["labs"]) >= 2 and r < R - 3:
-            if not obs["coalitions"] and jobs and len(self.proposed) < 2:
+            if not obs["coalitions"] and jobs and len(self.proposed) < q["coalitions"]:
                 cands = []            # a loop: a comprehension here would make `self` a closure cell in the whole method
                 for l in obs["labs"]:
                     if l["id"] not in self.proposed: cands.append(l)
@@ -315,11 +336,11 @@ class Expert(_Base):
             for b in others:
                 w, en = _worth_energy(b, rates, e)
                 k = (b["owner"], b["id"])
-                if w > bv and self.tried.get(k, 0) < 3 and .6 * w + en <= budget: best, bv, ben = b, w, en
+                if w > bv and self.tried.get(k, 0) < 3 and q["bid"] * w + en <= budget: best, bv, ben = b, w, en
             if best is not None:
                 k = (best["owner"], best["id"])
                 n = self.tried.get(k, 0); self.tried[k] = n + 1
-                p = buy_bid(bv, ben, budget, .6 + .1 * n)
+                p = buy_bid(bv, ben, budget, q["bid"] + q["raise"] * n)
                 return {"action": "send_offer", "target": best["owner"], "block": best["id"], "payment": p,
                         "message": f"We can pay {p:.0f} now for the {best['hours_left']} GPU-hours of {best['id']}; "
                                    f"a fair price for you, and we deliver on our commitments."}
@@ -330,7 +351,7 @@ class Expert(_Base):
                     k = (l["id"], b["id"])
                     if k not in self.sell_tried:
                         self.sell_tried.add(k)
-                        p = sell_ask(obs, b)
+                        p = sell_ask(obs, b, q["ask"])
                         return {"action": "send_offer", "target": l["id"], "block": b["id"], "payment": p,
                                 "message": f"Block {b['id']}: {b['hours_left']} GPU-hours at {b['reliability']:.0%} for {p:.0f}, a fair rate for you."}
         elif not jobs and not obs["offers"]: return {"action": "finish"}
@@ -359,3 +380,122 @@ def run_episode(policy, task: str = "market_round", seed: int = 0, **kw) -> tupl
         total += res.reward
         obs = res.observation
         if res.done: return res.info["episode"], total, env
+
+# %% ../../nbs/24_market_policies.ipynb #a1f0c002
+TUNED_FILE = "tuned_market.json"   # the fitted thresholds, shipped in `bazaarbatna/data` (`fit_tuned` writes it)
+
+@functools.lru_cache(maxsize=1)
+def _tuned_params() -> dict:
+    "task -> thresholds from the shipped file ({} when there is none)."
+    from importlib.resources import files
+    try: return json.loads(files("bazaarbatna").joinpath("data", TUNED_FILE).read_text())["tasks"]
+    except (FileNotFoundError, KeyError, ValueError): return {}
+
+class Tuned(Expert):
+    "The rule expert with its thresholds fitted per task by random search on training seeds (the tuned baseline)."
+    name = "tuned"
+    def __init__(self, seed: int = 0, params: dict | None = None):   # `params`: thresholds to play (default: the task's shipped fit)
+        self.fixed = params; super().__init__(seed)
+    def reset(self, seed: int = 0):
+        super().reset(seed); self.params = self.fixed
+    def act(self, obs):
+        if self.params is None: self.params = {**EXPERT_PARAMS, **_tuned_params().get(obs["task"], {})}
+        return super().act(obs)
+
+# %% ../../nbs/24_market_policies.ipynb #a1f0c005
+def _draw(rng) -> dict:
+    "One random threshold set for `fit_params`."
+    r4 = lambda x: round(x, 4)
+    a = rng.uniform(.5, 1.)
+    return {"accept": r4(a), "counter": r4(rng.uniform(.4, a)), "sell_over": r4(rng.uniform(.8, 2.)),
+            "margin": r4(rng.uniform(-.2, .6)), "bid": r4(rng.uniform(.3, .9)), "raise": r4(rng.uniform(0., .2)),
+            "ask": r4(rng.uniform(.5, 2.)), "coalitions": rng.choice((0, 1, 2, 3))}
+
+def fit_params(task: str, seeds, n_trials: int = 200, seed: int = 0) -> tuple[dict, float]:
+    "(best thresholds, their mean return) of `n_trials` random threshold sets on `seeds` of `task` (`arenas.random_search`)."
+    from bazaarbatna.arenas import random_search
+    return random_search(lambda p: sum(run_episode(Tuned(s, p), task, s)[1] for s in seeds) / len(seeds), _draw, EXPERT_PARAMS, n_trials, seed)
+
+def fit_tuned(tasks=None, n_seeds: int = 96, n_trials: int = 150, seed: int = 0, write: bool = False) -> dict:
+    "Fit `Tuned` per task on training seeds apart from the SFT and GRPO ones (`arenas.fit_tuned_reference`); with `write`, ship the result."
+    from importlib.resources import files
+    from bazaarbatna.arenas import fit_tuned_reference
+    out = fit_tuned_reference("market", fit_params, tasks, n_seeds, n_trials, seed, files("bazaarbatna").joinpath("data", TUNED_FILE) if write else None)
+    if write: _tuned_params.cache_clear()
+    return out
+
+# %% ../../nbs/24_market_policies.ipynb #a1f0c007
+class Oracle(_Base):
+    "Sees the other labs' private jobs, budgets and prices through a private copy of the episode; each round it plays the best of a family of moves, each followed by the rule expert to the end on that copy (a reference, not a lab)."
+    name = "oracle"
+    def reset(self, seed: int = 0):
+        super().reset(seed); self.env, self.base, self.last, self.lost = None, Expert(seed), None, False
+
+    def _sync(self, obs) -> bool:
+        "Step the private copy with this lab's last move (the seeded market answers it as the real one did); False if it shows another observation."
+        if self.env is None: self.env = make_env(obs["task"], self.seed)   # the constructor draws the episode
+        elif self.last is not None: self.env.step(self.last)
+        return self.env.observe(0) == obs
+
+    def _value(self, a, expert) -> float:
+        "The return from here of move `a`, then `expert` (stepped on) to the end, on a fork of the copy."
+        env = self.env.fork()
+        r = env.step(a); g = r.reward
+        while not r.done:
+            r = env.step(expert.act(r.observation)); g += r.reward
+        return g
+
+    def act(self, obs):
+        if not self.lost: self.lost = not self._sync(obs)
+        if self.lost:                 # out of step with the real episode (an env with other settings): the expert plays
+            self.last = None
+            return self.base.act(obs)
+        after = copy.deepcopy(self.base)
+        own = after.act(obs)          # the expert's move, and its memory after making it
+        best, bv, be = own, self._value(own, copy.deepcopy(after)), after
+        for a in self._moves(obs):    # any other move leaves the expert's memory as it was
+            if a != own and (v := self._value(a, copy.deepcopy(self.base))) > bv + 1e-9: best, bv, be = a, v, self.base
+        self.base, self.last = be, best
+        return best
+
+# %% ../../nbs/24_market_policies.ipynb #a1f0c008
+@patch
+def _moves(self: Oracle, obs) -> list:
+    "The family of moves tried besides the expert's: wait, allocations, exchange buys, private-price trades, inbox offers, coalitions, pooling."
+    from bazaarbatna.market.opponents import sell_floor, buy_cap
+    w, me, labs = self.env.w, obs["lab"], [l["id"] for l in obs["labs"]]
+    jobs = open_jobs(obs)
+    rates, e, budget = job_rates(obs, jobs), obs["market"]["energy_price"], obs["budget"]
+    out = [{"action": "wait"}]
+    out += [{"action": "accept_offer", "offer": o["id"]} for o in obs["offers"]]
+    for j in jobs:
+        for b in obs["blocks"]:
+            if runnable(obs, b) and b["reliability"] >= j["min_reliability"] and \
+               min(b["hours_left"], j["gpu_hours"] - j["done_hours"]) * b["energy_cost"] * e <= budget:
+                out.append({"action": "allocate_to_job", "job": j["id"], "block": b["id"]})
+    spare = []
+    for b in obs["blocks"]:
+        if b["pool"]: continue
+        worth, en = _worth_energy(b, rates, e)
+        if b["owner"] == "exchange":
+            if worth > 0 and b["price"] + en <= budget: out.append({"action": "reserve_capacity", "block": b["id"]})
+        elif b["owner"] == me:
+            if worth > 0: continue
+            spare.append(b["id"])
+            for k in labs:            # the most lab k would pay for it (its jobs, trust and budget)
+                cap = buy_cap(w, int(k[1:]), int(me[1:]), w.blocks[b["id"]])
+                if cap >= .01: out.append({"action": "send_offer", "target": k, "block": b["id"], "payment": cap})
+        elif worth > 0:               # the least its owner accepts from us
+            floor = sell_floor(w, int(b["owner"][1:]), int(me[1:]), w.blocks[b["id"]])
+            if floor + en <= budget: out.append({"action": "send_offer", "target": b["owner"], "block": b["id"], "payment": floor})
+    allied = {m for c in obs["coalitions"] for m in c["members"]}
+    asked = {o["to"] for o in obs["my_offers"] if o["kind"] == "coalition" and o["status"] == "pending"}
+    if len(labs) >= 2:
+        out += [{"action": "form_coalition", "target": k, "message": "Pool spare capacity with us at a fair rate: you earn on hours "
+                 "you cannot use, we pay on time, and both of us finish more jobs."} for k in labs if k not in allied and k not in asked]
+    out += [{"action": "commit_to_coalition", "coalition": c["id"], "block": b} for c in obs["coalitions"] for b in spare]
+    return out
+
+# %% ../../nbs/24_market_policies.ipynb #a1f0c011
+REFERENCES = {p.name: p for p in (Tuned, Oracle)}   # yardsticks, not part of the scripted field
+REFERENCE_DOCS = {n: p.__doc__ for n, p in REFERENCES.items()}

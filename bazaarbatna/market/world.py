@@ -11,10 +11,10 @@ import math, random, zlib
 from ..core import make_rng
 
 # %% auto #0
-__all__ = ['ARCHETYPES', 'SHOCK_KINDS', 'LAB_NAMES', 'EXCHANGE', 'BASE_PRICE', 'URGENCY_DECAY', 'BREACH_PENALTY',
-           'BREACH_REPUTATION', 'Job', 'Block', 'Lab', 'Offer', 'Coalition', 'World', 'market_rng', 'generate_world',
-           'plan_shocks', 'apply_shock', 'energy_bill', 'usable', 'allocate', 'trade', 'expire_jobs', 'collect',
-           'breach', 'settle']
+__all__ = ['ARCHETYPES', 'SHOCK_KINDS', 'LAB_NAMES', 'EXCHANGE', 'BASE_PRICE', 'URGENCY_DECAY', 'MISSED_DEADLINE',
+           'BREACH_PENALTY', 'BREACH_REPUTATION', 'Job', 'Block', 'Lab', 'Offer', 'Coalition', 'World', 'market_rng',
+           'generate_world', 'plan_shocks', 'apply_shock', 'energy_bill', 'usable', 'allocate', 'trade', 'expire_jobs',
+           'collect', 'breach', 'settle']
 
 # %% ../../nbs/20_market_world.ipynb #405961fc
 ARCHETYPES = ("cooperative", "selfish", "deadline_panicked", "deceptive", "retaliatory")
@@ -23,10 +23,11 @@ LAB_NAMES = ("Aurora", "Basalt", "Cobalt", "Dynamo", "Ember", "Fjord")
 EXCHANGE = -1        # owner id of blocks the exchange sells
 BASE_PRICE = 1.0     # exchange list price per GPU-hour before quality and pressure
 URGENCY_DECAY = 0.3  # a job finished at the last round is worth `1 - URGENCY_DECAY*urgency` of its value
+MISSED_DEADLINE = 0.25   # a job not done by its deadline costs this share of the value of its undone part
 
 @dataclass(slots=True)
 class Job:
-    "A private training job: finish `gpu_hours` by `deadline` (a round) on blocks at least `min_reliability` reliable."
+    "A private training job, an obligation: finish `gpu_hours` by `deadline` (a round) on blocks at least `min_reliability` reliable."
     id: str
     owner: int
     gpu_hours: int
@@ -37,7 +38,7 @@ class Job:
     partial_credit: float  # fraction of value per fraction done if unfinished at the deadline
     done_hours: int = 0
     status: str = "open"   # open, done, expired
-    credited: float = 0.0  # value credited to the owner so far
+    credited: float = 0.0  # value credited to the owner so far (negative for a missed job: `expire_jobs`)
     view: dict | None = field(default=None, repr=False, compare=False)   # its observation view (shared, read-only); None: rebuild
 
     @property
@@ -465,7 +466,7 @@ def trade(w: World, seller: int, buyer: int, b: Block, payment: float):
     w.gains += 1
 
 def expire_jobs(w: World, final: bool = False) -> list:
-    "Close jobs whose deadline passed (all open jobs if `final`) with partial credit; return them."
+    "Close jobs whose deadline passed (all open jobs if `final`): partial credit for the part done, `MISSED_DEADLINE` of the value charged for the rest; return them."
     r = w.round
     if r <= w.expiry and not final: return []   # no open job's deadline has passed yet
     out, nxt = [], 1 << 30
@@ -475,7 +476,9 @@ def expire_jobs(w: World, final: bool = False) -> list:
                 if final or r > j.deadline:
                     j.status, j.view = "expired", None
                     l.acct_version += 1
-                    j.credited = _trunc(j.value * j.partial_credit * j.done_hours / j.gpu_hours * 10000. + .5) / 10000.
+                    f = j.done_hours / j.gpu_hours
+                    x = j.value * (j.partial_credit * f - MISSED_DEADLINE * (1. - f))   # rounded to 4 places (x may be < 0)
+                    j.credited = _trunc(x * 10000. + .5) / 10000. if x >= 0. else -_trunc(.5 - x * 10000.) / 10000.
                     out.append(j)
                 elif j.deadline < nxt: nxt = j.deadline
     w.expiry = nxt      # jobs only leave the open set, so nothing expires while round <= nxt

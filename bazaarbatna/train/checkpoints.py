@@ -41,7 +41,7 @@ def curve_path(out_dir, stage: str) -> Path:
 class CurveLogger(TrainerCallback):
     "Append every trainer log to a JSON curve file, atomically, as training runs."
     def __init__(self, path: str | Path,  # the curve file
-                 stage: str = "",          # "sft", "grpo" or "dpo", stored in each record
+                 stage: str = "",          # "sft", "dagger" or "grpo", stored in each record
                  extra: dict | None = None,  # constant fields for every record (e.g. model, profile)
                 ):
         self.path, self.stage, self.extra = Path(path), stage, dict(extra or {})
@@ -331,7 +331,7 @@ def checkpoint_args() -> dict:
     return dict(save_strategy="no", logging_steps=1, disable_tqdm=False)   # report_to: the profile's (`trainer_kwargs`)
 
 def train_resumable(trainer,                 # a transformers/TRL trainer
-                    stage: str,              # "sft", "grpo" or "dpo" (names the curve file)
+                    stage: str,              # "sft", "dagger" or "grpo" (names the curve file)
                     resume: bool = True,     # continue from the latest checkpoint in output_dir
                     keep: int = 3,           # checkpoints kept
                     curve_dir=None,          # where the curve goes (default: the trainer's output_dir)

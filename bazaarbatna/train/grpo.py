@@ -6,24 +6,25 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/train_grpo.html.md"""
 
 # %% ../../nbs/53_train_grpo.ipynb #4cc8ff0f
 from __future__ import annotations
-import json, math, statistics, sys, time
+import json, math, random, statistics, sys, time
 from dataclasses import dataclass, field
 from pathlib import Path
-from ..core import Refused, extract_json, rounds_left
+from ..core import Refused, _num, extract_json, rounds_left
 from ..arenas import get_arena, list_policies, make_policy
-from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy, _num
+from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
 __all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF',
-           'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'episode_advantages', 'play_groups',
-           'episode_batch', 'episode_trainer_class', 'State', 'check_last_rounds', 'collect_states',
-           'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score', 'EnvReward',
-           'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'episode_return', 'train_grpo']
+           'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'trained_groups', 'episode_advantages',
+           'play_groups', 'check_temperature', 'sampling_headroom', 'headroom_table', 'episode_batch',
+           'episode_trainer_class', 'State', 'check_last_rounds', 'collect_states', 'check_continuation', 'score_after',
+           'score_replies', 'score_reply', 'replay_score', 'EnvReward', 'build_grpo_dataset', 'recollection_rounds',
+           'check_sampling', 'episode_return', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #def7438e
 EPISODE, DECISION = "episode", "decision"   # GRPO modes: whole episodes (default), or one scored reply (the older design)
-ADVANTAGES = ("episode", "reward_to_go")     # what a decision's advantage is built from
+ADVANTAGES = ("episode", "reward_to_go", "placebo")   # what a decision's advantage is built from ("placebo": a control)
 SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
 
 def is_count(x) -> bool:
@@ -67,6 +68,14 @@ def episode_rows(mix: dict,          # arena -> {task: weight} (`task_weights`)
         rows.append({"prompt": build_messages(ar, obs, compact=compact), "arena": ar, "task": t, "seed": s})
     return rows
 
+def trained_groups(rows: list[dict]) -> dict:
+    "arena -> {task: seeds}: the (task, seed) groups of a run's rows (TRL plays every row once, in its own order)."
+    out: dict = {}
+    for r in rows:
+        seeds = out.setdefault(r["arena"], {}).setdefault(r["task"], [])
+        if r["seed"] not in seeds: seeds.append(r["seed"])
+    return out
+
 # %% ../../nbs/53_train_grpo.ipynb #2082e5d2
 def _std(xs: list) -> float:
     "The Bessel-corrected standard deviation (0 for fewer than two values)."
@@ -74,23 +83,36 @@ def _std(xs: list) -> float:
     m = sum(xs) / len(xs)
     return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
+def _derangement(n: int, rng) -> list:
+    "A random order of range(n) that moves every index (n >= 2; n < 2 stays as it is)."
+    if n < 2: return list(range(n))
+    while True:
+        p = list(range(n)); rng.shuffle(p)
+        if all(i != j for i, j in enumerate(p)): return p
+
 def episode_advantages(groups: list,            # per group, per episode: the rewards of its decisions, in order
                        scale: str = "group",    # "group", "batch" or "none" (TRL's `scale_rewards`)
-                       kind: str = "episode",   # "episode" (the episode return) or "reward_to_go"
+                       kind: str = "episode",   # "episode" (the episode return), "reward_to_go" or "placebo" (a control)
                        eps: float = 1e-4,
                        batch_sd: float | None = None,  # scale "batch": the std of the whole batch's returns when it spans several processes
+                       seed: int = 0,           # "placebo": the seed of its shuffles
                       ) -> list:                # per group, per episode, per decision: the advantage
-    "Each decision's advantage: its episode's return (or its reward-to-go) minus the group's mean, over the chosen std."
+    """Each decision's advantage: its episode's return (or its reward-to-go) minus the group's mean, over the chosen std.
+    "placebo" is a control: each group's episode advantages, shuffled among its episodes (never in place), so an update
+    has the real one's size and spread but no information about which episode did better."""
     if scale not in SCALE_REWARDS: raise ValueError(f"unknown scale {scale!r}; choose one of {list(SCALE_REWARDS)}")
     if kind not in ADVANTAGES: raise ValueError(f"unknown advantage {kind!r}; choose one of {list(ADVANTAGES)}")
+    rng = random.Random(seed)
     returns = [[sum(ep) for ep in g] for g in groups]
     if batch_sd is None: batch_sd = _std([r for g in returns for r in g])
     out = []
     for g, rets in zip(groups, returns):
         sd = 1.0 if scale == "none" else (_std(rets) if scale == "group" else batch_sd) + eps
-        if kind == "episode":
+        if kind in ("episode", "placebo"):
             mean = sum(rets) / len(rets)
-            out.append([[(r - mean) / sd] * len(ep) for ep, r in zip(g, rets)]); continue
+            per = [(r - mean) / sd for r in rets]
+            if kind == "placebo": per = [per[j] for j in _derangement(len(per), rng)]
+            out.append([[a] * len(ep) for ep, a in zip(g, per)]); continue
         togo = [[sum(ep[t:]) for t in range(len(ep))] for ep in g]   # reward-to-go at each of the episode's decisions
         longest = max(map(len, g), default=0)
         base = [sum(tg[t] if t < len(tg) else 0.0 for tg in togo) / len(g) for t in range(longest)]   # an ended episode counts 0
@@ -112,16 +134,64 @@ def play_groups(arena: str,           # "bazaar" or "market"
     recs = [rec for rec, _ in run_episodes(envs, policy, seeds, arena=arena, keep_steps=True, max_steps=max_steps)]
     return [recs[k * group_size:(k + 1) * group_size] for k in range(len(rows))]
 
+# %% ../../nbs/53_train_grpo.ipynb #af6a979f
+def check_temperature(t, greedy_ok: bool = False) -> float:
+    "`t` as a sampling temperature (a finite number > 0, or 0 for greedy when `greedy_ok`), else a ValueError naming it."
+    if greedy_ok and not isinstance(t, bool) and t == 0: return 0.0
+    if _num(t) is None:   # a bool is not a number here
+        raise ValueError(f"temperature must be {'0 (greedy) or ' if greedy_ok else ''}a finite number > 0, got {t!r}")
+    return float(t)
+
+def sampling_headroom(arena: str,          # "bazaar" or "market"
+                      rows: list[dict],    # the (task, seed) groups, as `episode_rows` draws them (only "task" and "seed" are read)
+                      policy_at,           # T -> a batched policy sampling at temperature T (T = 0: greedy)
+                      temperatures=(0.3, 0.5, 0.8),
+                      group_size: int = 4, # episodes per group at each temperature
+                      max_steps: int = 200,
+                      n_boot: int = 2000,
+                     ) -> dict:
+    "Per temperature: how the groups' sampled episodes compare with the greedy episode of the same (task, seed)."
+    from bazaarbatna.evaluate import bootstrap_ci
+    if not rows: raise ValueError("no groups to play")
+    if not is_count(group_size): raise ValueError(f"group_size must be a whole number >= 1, got {group_size!r}")
+    temps = [check_temperature(t, greedy_ok=True) for t in temperatures]
+    mean = lambda xs: sum(xs) / len(xs)
+    greedy = [g[0]["reward"] for g in play_groups(arena, rows, policy_at(0.0), 1, max_steps)]
+    out = {"arena": arena, "groups": len(rows), "group_size": group_size, "greedy_return": mean(greedy), "temperatures": {}}
+    for t in temps:
+        groups = play_groups(arena, rows, policy_at(t), group_size, max_steps)
+        rets = [[e["reward"] for e in g] for g in groups]
+        cost, best = [mean(r) - g0 for r, g0 in zip(rets, greedy)], [max(r) - g0 for r, g0 in zip(rets, greedy)]
+        steps = [s for g in groups for e in g for s in e["steps"]]
+        out["temperatures"][t] = {"sampled_return": mean([x for r in rets for x in r]),
+                                  "sampled_minus_greedy": mean(cost), "sampled_minus_greedy_ci": bootstrap_ci(cost, n_boot=n_boot),
+                                  "best_minus_greedy": mean(best), "best_minus_greedy_ci": bootstrap_ci(best, n_boot=n_boot),
+                                  "groups_beating_greedy": sum(b > 1e-9 for b in best) / len(best),
+                                  "groups_without_spread": sum(max(r) - min(r) < 1e-9 for r in rets) / len(rets),
+                                  "invalid_per_episode": sum(s.get("error") is not None for s in steps) / (len(rows) * group_size),
+                                  "deal_rate": mean([float(bool(e["deal"])) for g in groups for e in g])}
+    return out
+
+def headroom_table(res: dict) -> list[dict]:
+    "`sampling_headroom`'s result as printable rows, one per temperature."
+    f = lambda x: f"{x:+.3f}"
+    ci = lambda c: f"[{c[0]:+.3f}, {c[1]:+.3f}]"
+    return [{"T": t, "sampled": f(r["sampled_return"]), "sampled − greedy": f(r["sampled_minus_greedy"]), "95% CI": ci(r["sampled_minus_greedy_ci"]),
+             f"best of {res['group_size']} − greedy": f(r["best_minus_greedy"]), "95% CI ": ci(r["best_minus_greedy_ci"]),
+             "groups beating greedy": f"{r['groups_beating_greedy']:.2f}", "no spread": f"{r['groups_without_spread']:.2f}",
+             "invalid / episode": f"{r['invalid_per_episode']:.2f}", "deal": f"{r['deal_rate']:.2f}"} for t, r in res["temperatures"].items()]
+
 # %% ../../nbs/53_train_grpo.ipynb #ce23eff7
 def episode_batch(groups: list,          # `play_groups` output: per group, its episode records with `steps`
                   scale: str = "group",  # advantage scaling (`episode_advantages`)
                   kind: str = "episode", # advantage kind (`episode_advantages`)
                   pad_id: int = 0,       # the tokenizer's padding id
                   batch_sd: float | None = None,  # scale "batch" over several processes: the std of every rank's returns
+                  seed: int = 0,         # the placebo's shuffles (`episode_advantages`)
                  ) -> dict:
     "The GRPO batch of the groups' model replies: token tensors, masks and one advantage per reply (zero ones dropped)."
     import torch
-    adv = episode_advantages([[[s["reward"] for s in ep["steps"]] for ep in g] for g in groups], scale, kind, batch_sd=batch_sd)
+    adv = episode_advantages([[[s["reward"] for s in ep["steps"]] for ep in g] for g in groups], scale, kind, batch_sd=batch_sd, seed=seed)
     rows = [(s["prompt_ids"], s["completion_ids"], a) for g, ag in zip(groups, adv) for ep, ae in zip(g, ag)
             for s, a in zip(ep["steps"], ae) if s.get("completion_ids")]
     if not rows: raise ValueError("no model replies in these episodes: play them with LLMPolicy(keep_ids=True)")
@@ -143,25 +213,54 @@ def episode_trainer_class():
     if _EPISODE_TRAINER is not None: return _EPISODE_TRAINER
     import torch
     from trl import GRPOTrainer
-    from trl.models.utils import disable_gradient_checkpointing
+    from bazaarbatna.models import checkpointing_off   # TRL's disable_gradient_checkpointing reads the name transformers 5 deprecates
     from trl.trainer.utils import use_adapter
 
     class EpisodeGRPOTrainer(GRPOTrainer):
         "GRPO on whole episodes: each dataset row is a (task, seed) whose group of `num_generations` episodes is played live."
-        def setup_episodes(self, policies: dict, advantage: str = "episode", max_steps: int = 200, sampling_seed: int = 0):
-            "The batched policies that play each arena (the model in training behind them), and how episodes are scored."
+        def setup_episodes(self, policies: dict, advantage: str = "episode", max_steps: int = 200, sampling_seed: int = 0,
+                           rows_per_backward: int = 32):
+            "The batched policies that play each arena (the model in training behind them), how episodes are scored, and the backward's chunk size."
             if advantage not in ADVANTAGES: raise ValueError(f"unknown advantage {advantage!r}; choose one of {list(ADVANTAGES)}")
+            if not is_count(rows_per_backward): raise ValueError(f"rows_per_backward must be a whole number >= 1, got {rows_per_backward!r}")
             from bazaarbatna.train.distributed import check_episode_backend
             check_episode_backend(self.accelerator)   # several processes: DDP or ZeRO-1/2 (see the scaling chapter)
             self.episode_policies, self.advantage, self.max_episode_steps, self.sampling_seed = policies, advantage, max_steps, sampling_seed
+            self.rows_per_backward = rows_per_backward
             self.played = []   # the last step's groups (their records), for inspection
+
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            """TRL's loss, its backward taken `rows_per_backward` rows at a time: a step's batch has as many rows as the
+            episodes had decisions (a group of ten-deal careers, hundreds), and one backward over all of them would hold
+            every row's activations at once. All chunks but the last are backpropagated here, the last by the trainer;
+            each is weighted so the gradients sum to the whole batch's."""
+            n, k = inputs["prompt_ids"].size(0), self.rows_per_backward
+            if return_outputs or not model.training or n <= k: return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            tokens = inputs["completion_mask"].sum()
+            done = 0.0
+            for a in range(0, n, k):
+                part = {key: (v[a:a + k] if torch.is_tensor(v) and v.dim() > 0 and v.size(0) == n else v) for key, v in inputs.items()}
+                share = {"bnpo": part["completion_mask"].sum() / tokens}.get(self.loss_type, 1.0 if self.loss_type in ("dapo", "cispo", "vespo") else part["prompt_ids"].size(0) / n)
+                loss = super().compute_loss(model, part, False, num_items_in_batch) * share
+                if a + k >= n: return loss + done
+                self.accelerator.backward(loss)
+                done = done + loss.detach()
+
+        def step_seed(self) -> int:
+            "This step's seed for sampling and the placebo's shuffles: fixed by the run's seed and the step, so a resumed run replays it."
+            return self.sampling_seed * 1_000_003 + self.state.global_step
+
+        def rank_seed(self) -> int:
+            """This process's seed for the step: `step_seed()` offset by the rank, so each process samples its own episodes and
+            shuffles its own placebo groups independently (as one process drawing every group would); with one process it *is* `step_seed()`."""
+            return self.step_seed() + 100_003 * self.accelerator.process_index
 
         def play(self, rows: list) -> list:
             "Every row's group of episodes, one arena at a time, sampled with a seed fixed by the step (a resumed run replays it)."
             groups = []
             for ar in dict.fromkeys(r["arena"] for r in rows):
                 pol = self.episode_policies[ar]
-                pol.seed, pol._calls = self.sampling_seed * 1_000_003 + self.state.global_step + 100_003 * self.accelerator.process_index, 0   # each rank its own draws
+                pol.seed, pol._calls = self.rank_seed(), 0   # each rank its own draws
                 groups += play_groups(ar, [r for r in rows if r["arena"] == ar], pol, self.num_generations, self.max_episode_steps)
             return groups
 
@@ -173,14 +272,15 @@ def episode_trainer_class():
             if self.scale_rewards == "batch" and self.accelerator.num_processes > 1:   # the std over every rank's episodes
                 from accelerate.utils import gather_object
                 batch_sd = _std(gather_object([sum(s["reward"] for s in e["steps"]) for g in groups for e in g]))
-            batch = episode_batch(groups, self.scale_rewards, self.advantage, self._tokenizer.pad_token_id, batch_sd)
+            batch = episode_batch(groups, self.scale_rewards, self.advantage, self._tokenizer.pad_token_id, batch_sd,
+                                  seed=self.rank_seed())
             dev = self.accelerator.device
             batch = {k: v.to(dev) for k, v in batch.items()}
             batch["num_items_in_batch"] = self.accelerator.gather(batch["completion_mask"].sum()).sum()
             ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], 1)
             mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], 1)
             keep, bs = batch["completion_ids"].size(1), self.args.per_device_train_batch_size
-            with torch.no_grad(), disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs):
+            with torch.no_grad(), checkpointing_off(self.model):
                 if self.num_iterations > 1 or self.args.gradient_accumulation_steps % self.args.steps_per_generation:
                     batch["old_per_token_logps"] = self._get_per_token_logps_and_entropies(self.model, ids, mask, keep, batch_size=bs)[0]
                 if self.beta != 0.0:
@@ -505,8 +605,7 @@ def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_ste
 # %% ../../nbs/53_train_grpo.ipynb #2f5ee392
 def check_sampling(temperature, scale_rewards: str, beta=0.0):
     "A ValueError naming a bad GRPO sampling temperature (a number > 0), advantage scaling (one of `SCALE_REWARDS`) or KL weight (a number >= 0)."
-    if _num(temperature) is None:   # not a finite number > 0 (a bool is not a number here)
-        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+    check_temperature(temperature)
     if scale_rewards not in SCALE_REWARDS: raise ValueError(f"unknown scale_rewards {scale_rewards!r}; choose one of {list(SCALE_REWARDS)}")
     if beta != 0 and _num(beta) is None: raise ValueError(f"beta (the KL weight) must be a finite number >= 0, got {beta!r}")
 
@@ -532,8 +631,9 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                tasks: dict | None = None,      # arena -> task names, or {task: weight} (default: every task, equal weights)
                compact: bool = False,          # compact prompts (as in SFT and eval)
                mode: str = EPISODE,            # "episode": whole episodes; "decision": one reply scored by a continuation (the older design)
-               advantage: str = "episode",     # episode mode: a decision's advantage from its "episode" return or its "reward_to_go"
+               advantage: str = "episode",     # episode mode: a decision's advantage from its "episode" return, its "reward_to_go" or "placebo" (a control)
                max_episode_steps: int = 200,   # episode mode: safety cap on one episode's steps
+               rows_per_backward: int = 32,    # episode mode: replies per backward pass (memory; the gradient is the whole step's)
                max_per_episode: int = 6,       # decision mode: decision points per training episode
                continuation: str = CONTINUATION,  # decision mode: how a scored move's episode is finished: a policy name, `HOLD`, `IDLE` or `SELF`
                on_policy_states: bool = False,    # decision mode: states from the starting model's own greedy rollouts instead of the expert's
@@ -567,14 +667,14 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     run = dict(out=Path(out_dir), m=m, tok=tok, peft_cfg=peft_cfg, p=p, G=G, arenas=tuple(arenas), steps=steps, prompts_per_step=prompts_per_step,
                temperature=temperature, scale_rewards=scale_rewards, beta=beta, n_seeds=n_seeds, compact=compact, resume=resume, keep=keep,
                hub_repo=hub_repo, seed=seed, kw=kw, vllm=vllm)
-    if mode == EPISODE: return _train_episodes(**run, mix=mix, advantage=advantage, max_episode_steps=max_episode_steps)
+    if mode == EPISODE: return _train_episodes(**run, mix=mix, advantage=advantage, max_episode_steps=max_episode_steps, rows_per_backward=rows_per_backward)
     return _train_decisions(**run, tasks=tasks, max_per_episode=max_per_episode, continuation=continuation, on_policy_states=on_policy_states,
                             last_rounds=last_rounds, recollect_every=recollect_every)
 
 GRPO_SEED_OFFSET = 1000   # GRPO's training seeds start here in TRAIN_SEEDS, apart from the seeds SFT learned from
 
 def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step, temperature, scale_rewards, beta, n_seeds,
-                    compact, resume, keep, hub_repo, seed, kw, vllm, mix, advantage, max_episode_steps) -> dict:
+                    compact, resume, keep, hub_repo, seed, kw, vllm, mix, advantage, max_episode_steps, rows_per_backward=32) -> dict:
     "Episode-mode GRPO (see `train_grpo`)."
     from datasets import Dataset
     from trl import GRPOConfig
@@ -593,12 +693,13 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
     Policy, on = (LLMPolicy, {}) if vllm == "none" else (VLLMPolicy, {"trainer": tr})   # vLLM: the trainer's engine generates
     tr.setup_episodes({ar: Policy(ar, model=tr.model, tokenizer=tok, temperature=temperature, top_p=1.0, max_new_tokens=p.max_completion_len,
                                   compact=compact, batch_size=G * prompts_per_step, keep_ids=True, **on) for ar in arenas},
-                      advantage, max_episode_steps, sampling_seed=seed)
+                      advantage, max_episode_steps, sampling_seed=seed, rows_per_backward=rows_per_backward)
     t0 = time.time()
     train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
                     extra={"profile": p.name, "mode": EPISODE})
     final = save_adapter(tr, tok, stage_dir / "final", compact, stage="grpo", arenas=list(arenas))
     return {"stage": "grpo", "mode": EPISODE, "adapter": final, "steps": checkpoint_step(stage_dir), "seconds": round(time.time() - t0, 1),
             "curve": str(curve_path(out, "grpo")), "profile": p.name, "num_generations": G, "groups_per_step": prompts_per_step,
-            "tasks": mix, "n_seeds": n_seeds, "temperature": temperature, "scale_rewards": scale_rewards, "advantage": advantage,
+            "tasks": mix, "n_seeds": n_seeds, "groups": trained_groups(rows),
+            "temperature": temperature, "scale_rewards": scale_rewards, "advantage": advantage,
             "beta": beta, "vllm": vllm, "seed": seed}

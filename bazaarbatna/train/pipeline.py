@@ -8,12 +8,14 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/train_pipeline.html.md"""
 from __future__ import annotations
 import json, math, os, shutil, sys, time
 from pathlib import Path
+from ..evaluate import best_scripted
 from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
-__all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'recipes_dir', 'check_recipe', 'load_recipe',
-           'evaluate_models', 'weights_fingerprint', 'write_part', 'read_part', 'best_scripted', 'eval_table',
-           'reward_trajectory', 'plot_dashboard', 'run_pipeline', 'note_run', 'bench_rollout', 'bench_checkpoint']
+__all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'recipes_dir', 'check_recipe',
+           'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint', 'write_part', 'read_part', 'eval_table',
+           'reward_trajectory', 'plot_dashboard', 'library_versions', 'run_pipeline', 'note_run', 'verdict',
+           'bench_rollout', 'bench_checkpoint']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -24,20 +26,20 @@ def recipes_dir() -> Path:
     return Path("training") / "configs"
 
 RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level)
-    "": {"profile", "model", "compact", "seed", "notes", "profile_overrides", "sft", "dagger", "grpo", "dpo", "eval", "train_tasks", "eval_tasks"},
+    "": {"profile", "model", "compact", "seed", "notes", "profile_overrides", "sft", "dagger", "grpo", "eval", "train_tasks", "eval_tasks"},
     "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "max_per_task", "closing_repeats"},
     "dagger": {"steps", "learning_rate"},
     "grpo": {"mode", "steps", "prompts_per_step", "learning_rate", "n_seeds", "temperature", "scale_rewards", "beta", "tasks",
-             "advantage", "max_episode_steps",                                                        # episode mode
+             "advantage", "max_episode_steps", "rows_per_backward",                                   # episode mode
              "max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"},  # decision mode
-    "dpo": {"enabled", "steps", "n_seeds", "beta", "learning_rate"},
-    "eval": {"seeds", "split"},
+    "eval": {"seeds", "split", "train_check"},
 }
 DECISION_ONLY = {"max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"}   # [grpo] keys of mode "decision"
 EVAL_SPLITS = ("eval", "test")   # [eval] split: the validation seeds (choosing recipes) or the test seeds (a record, once)
 
 def check_recipe(rec: dict, source: str = "recipe") -> dict:
     "`rec` unchanged, or a ValueError naming its first unknown key and the known ones."
+    if "dpo" in rec: raise ValueError(f"{source}: [dpo]: there is no DPO stage; see 'Why there is no DPO stage' in the pipeline chapter")
     for section, known in RECIPE_KEYS.items():
         d = rec.get(section) if section else rec
         if d is None: continue
@@ -70,65 +72,80 @@ def load_recipe(name_or_path: str) -> dict:
 def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl and summary.json go
                     models: dict,            # label -> model name / adapter folder, e.g. {"base": "embedded"}
                     arenas=("bazaar", "market"),
-                    n_seeds: int = 20,       # held-out seeds per task
+                    n_seeds: int = 20,       # seeds per task, the first of the `split` range
                     tasks: dict | None = None,   # arena -> task names (default: all)
-                    scripted=True,           # also run every scripted policy
+                    scripted=True,           # also run every scripted policy and the references (`tuned`, `oracle`)
                     max_new_tokens: int = 64,
                     progress: bool = True,
                     compact: bool = False,   # compact prompts (as the models were trained)
                     n_transcripts: int = 3,  # seeds per task whose LLM transcripts are saved (for before/after pairs)
                     split: str = "eval",     # "eval": the validation seeds (choosing recipes); "test": the test seeds (a record, once)
+                    task_seeds: dict | None = None,  # arena -> {task: seeds}, instead of the split's (e.g. the seeds GRPO trained on)
                    ) -> dict:
-    """Play LLM stages and the scripted field on eval seeds; write records and a summary per arena. Each stage's episodes of
-    a task are kept in `eval/<arena>/parts/` as they finish, so a run cut short (a Colab disconnect) resumes there."""
+    """Play LLM stages and the scripted field on each task's seeds; write records and a summary per arena, pooled and per
+    task. Each stage's episodes of a task are kept in `eval/<arena>/parts/` as they finish, so a run cut short (a Colab
+    disconnect) resumes there."""
     from bazaarbatna.arenas import get_arena
     from bazaarbatna.agents import LLMPolicy, rollout_batch, release_policy_model
     from bazaarbatna.core import Transcript
-    from bazaarbatna.evaluate import SEED_RANGES, summarize, paired_difference, save_transcript, _stem
+    from bazaarbatna.evaluate import SEED_RANGES, summarize, save_transcript, _stem
     if split not in EVAL_SPLITS: raise ValueError(f"split must be one of {list(EVAL_SPLITS)}, got {split!r}")
-    seeds = list(SEED_RANGES[split][:n_seeds])
     out = {}
     for arena in arenas:
         a = get_arena(arena)
-        ts = (tasks or {}).get(arena) or list(a.TASKS)
+        given = (task_seeds or {}).get(arena)
+        ts = list(given) if given else (tasks or {}).get(arena) or list(a.TASKS)
+        seeds_of = {t: [int(x) for x in given[t]] for t in ts} if given else {t: list(SEED_RANGES[split][:n_seeds]) for t in ts}
         recs, d = [], Path(out_dir) / "eval" / arena
         for label, m in models.items():
-            pol, key = None, {"model": weights_fingerprint(m), "seeds": seeds, "compact": compact, "max_new_tokens": max_new_tokens}
+            pol = None
             for t in ts:
+                key = {"model": weights_fingerprint(m), "seeds": seeds_of[t], "compact": compact, "max_new_tokens": max_new_tokens}
                 part = d / "parts" / f"{label.replace('/', '_')}__{t}.json"
                 done = read_part(part, key)
                 if done is None:
                     pol = pol or LLMPolicy(arena, model=m, temperature=0.0, max_new_tokens=max_new_tokens, name=label, compact=compact)
-                    done = rollout_batch(arena, t, seeds, pol, progress=progress, policy_name=label, keep_transcripts=True)
+                    done = rollout_batch(arena, t, seeds_of[t], pol, progress=progress, policy_name=label, keep_transcripts=True)
                     write_part(part, key, done)
                 recs += done
             if pol is not None: del pol; release_policy_model(m)   # one stage's model in memory at a time
         if scripted:
-            for pname in a.POLICIES:
-                for t in ts: recs += rollout_batch(arena, t, seeds, pname, progress=False, policy_name=pname, keep_transcripts=False)
+            for pname in [*a.POLICIES, *a.REFERENCES]:
+                for t in ts: recs += rollout_batch(arena, t, seeds_of[t], pname, progress=False, policy_name=pname, keep_transcripts=False)
         d.mkdir(parents=True, exist_ok=True)
-        for r in recs:   # transcripts of the first seeds only, as files next to the records
+        for r in recs:   # transcripts of each task's first seeds only, as files next to the records
             tr = r.pop("transcript", None)
-            if tr and r["seed"] in seeds[:n_transcripts]:
+            if tr and r["seed"] in seeds_of[r["task"]][:n_transcripts]:
                 stem = _stem(arena, r["task"], r["policy"], r["seed"])
                 save_transcript(Transcript.from_dict(tr), d / stem); r["transcript"] = stem + ".json"
         with open(d / "results.jsonl", "w") as f:
             for r in recs: f.write(json.dumps(r) + "\n")
-        rows = summarize(recs, by=("arena", "policy"))
-        labels = list(models)
-        paired = []
-        for x, y in zip(labels, labels[1:]):
-            try: paired.append({"a": y, "b": x, **paired_difference(recs, y, x)})
-            except Exception as e: paired.append({"a": y, "b": x, "error": str(e)})
-        best = best_scripted(rows, a.POLICIES) if scripted else None
-        for y in labels[1:] if best else ():   # each trained stage against the best scripted policy but the expert
-            paired.append({"a": y, "b": best, "field": True, **paired_difference(recs, y, best)})
-        summ = {"arena": arena, "compact": compact, "tasks": ts, "split": split, "seeds": [seeds[0], seeds[-1]], "n_seeds": len(seeds), "models": models,
-                "rows": rows, "paired": paired}
+        summ = {"arena": arena, "compact": compact, "tasks": ts, "split": "given" if given else split,
+                "seeds": [min(map(min, seeds_of.values())), max(map(max, seeds_of.values()))],
+                "n_seeds": len(seeds_of[ts[0]]) if len({len(v) for v in seeds_of.values()}) == 1 else None,
+                "n_episodes": {t: len(v) for t, v in seeds_of.items()}, "models": models,
+                **compare(recs, list(models), a.POLICIES if scripted else ())}
         atomic_write_json(d / "summary.json", summ)
         shutil.rmtree(d / "parts", ignore_errors=True)   # resume is for a run cut short: a finished one plays again
         out[arena] = summ
     return out
+
+def compare(recs: list[dict],   # episode records of the stages and the field
+            labels: list,       # the trained stages, in order (base first)
+            field=(),           # the arena's scripted policy names (empty: no field was played)
+           ) -> dict:
+    "Summary rows pooled and per task, and the paired differences: each stage against the one before, and the last against the expert and the best of the field, pooled and per task."
+    from bazaarbatna.evaluate import summarize, paired_difference
+    rows, task_rows = summarize(recs, by=("arena", "policy")), summarize(recs, by=("arena", "task", "policy"))
+    pairs = [(y, x, {}) for x, y in zip(labels, labels[1:])]
+    best = best_scripted(rows, field) if field else None
+    if best and len(labels) > 1: pairs += [(labels[-1], best, {"field": True}), (labels[-1], "expert", {})]
+    paired, paired_tasks = [], []
+    for y, x, extra in pairs:
+        paired.append({"a": y, "b": x, **extra, **paired_difference(recs, y, x)})
+        for t in sorted({r["task"] for r in recs}):
+            paired_tasks.append({"a": y, "b": x, "task": t, **extra, **paired_difference(recs, y, x, tasks=[t])})
+    return {"rows": rows, "task_rows": task_rows, "paired": paired, "paired_tasks": paired_tasks}
 
 def weights_fingerprint(model) -> str:
     "A model's identity for resuming an evaluation: its name, and for a local folder its weight files' sizes and times."
@@ -147,27 +164,32 @@ def read_part(path: Path, key: dict) -> list | None:
     return part["records"] if part and part.get("key") == key else None
 
 # %% ../../nbs/55_train_pipeline.ipynb #b0afb719
-def best_scripted(rows: list[dict],   # `summarize` rows, by policy
-                  names,              # the arena's scripted policy names
-                 ) -> str | None:
-    "The scripted policy with the highest mean reward, the expert (the SFT teacher) left out."
-    field = [r for r in rows if r["policy"] in names and r["policy"] != "expert"]
-    return max(field, key=lambda r: r["reward_mean"])["policy"] if field else None
+def _diff_line(d: dict) -> str:
+    "One paired difference as the printed line."
+    if "error" in d: return f"{d['a']} - {d['b']}: {d['error']}"
+    lo, hi = d.get("ci_lo"), d.get("ci_hi")
+    ex = "excludes 0" if lo is not None and (lo > 0 or hi < 0) else "includes 0"
+    return (f"{d['a']} - {d['b']}{' (the best scripted policy but the expert)' if d.get('field') else ''}: reward {d['mean_diff']:+.3f}, "
+            f"95% CI [{lo:+.3f}, {hi:+.3f}] ({ex}); wins/ties/losses {d['wins']}/{d['ties']}/{d['losses']} over {d['n']} paired episodes")
 
 def eval_table(summary: dict) -> str:
-    "The printed comparison of an `evaluate_models` summary: stages and scripted field, then paired gains."
+    "The printed comparison of an `evaluate_models` summary: stages and field pooled over tasks, the mean reward per task, the paired gains."
     from bazaarbatna.evaluate import display_rows, format_table
+    models = list(summary["models"])
     rows = sorted(summary["rows"], key=lambda r: (r["policy"] not in summary["models"], -r["reward_mean"]))
     cols = ["policy", "n", "reward", "reward 95% CI", "utility", "deal", "json ok"]
-    which = {"eval": "validation", "test": "test"}.get(summary.get("split", "eval"), "held-out")
-    out = [f"{summary['arena']}: tasks {', '.join(summary['tasks'])}, {summary['n_seeds']} {which} seeds each",
-           format_table(display_rows(rows), cols)]
-    for d in summary.get("paired", []):
-        if "error" in d: out.append(f"{d['a']} - {d['b']}: {d['error']}"); continue
-        lo, hi = d.get("ci_lo"), d.get("ci_hi")
-        ex = "excludes 0" if lo is not None and (lo > 0 or hi < 0) else "includes 0"
-        out.append(f"{d['a']} - {d['b']}{' (the best scripted policy but the expert)' if d.get('field') else ''}: reward {d['mean_diff']:+.3f}, 95% CI [{lo:+.3f}, {hi:+.3f}] ({ex}); "
-                   f"wins/ties/losses {d['wins']}/{d['ties']}/{d['losses']} over {d['n']} paired episodes")
+    which = {"eval": "validation", "test": "test", "given": "given"}.get(summary.get("split", "eval"), "held-out")
+    n = f"{summary['n_seeds']} {which} seeds each" if summary.get("n_seeds") else f"{which} seeds"
+    out = [f"{summary['arena']}: tasks {', '.join(summary['tasks'])}, {n}", "", "pooled over tasks:", format_table(display_rows(rows), cols)]
+    if summary.get("task_rows") and len(summary["tasks"]) > 1:
+        mean = {(r["task"], r["policy"]): r["reward_mean"] for r in summary["task_rows"]}
+        shown = models + [p for p in ("expert", "tuned", "oracle") if any(k[1] == p for k in mean)]
+        table = [{"task": t, **{p: mean.get((t, p), math.nan) for p in shown}} for t in summary["tasks"]]
+        out += ["", "mean reward per task:", format_table(table, ["task", *shown], floatfmt="+.3f")]
+    out += ["", "paired differences, pooled over tasks:"] + [_diff_line(d) for d in summary.get("paired", [])]
+    if len(models) > 1 and summary.get("paired_tasks"):
+        y, x = models[-1], models[-2]
+        out += ["", f"{y} - {x}, per task:"] + [f"  {d['task']}: " + _diff_line(d) for d in summary["paired_tasks"] if (d["a"], d["b"]) == (y, x)]
     return "\n".join(out)
 
 # %% ../../nbs/55_train_pipeline.ipynb #55f2cbcc
@@ -218,7 +240,7 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
     panel(ax[0, 0], grpo, [("reward", "env reward (mean)"), ("env/step_reward", "step reward")], "GRPO: environment reward")
     panel(ax[0, 1], grpo, [("env/valid_json", "valid JSON rate")], "GRPO: JSON validity")
     panel(ax[0, 2], grpo, [("env/group_spread", "within-group std"), ("env/frac_zero_spread", "zero-spread groups")], "GRPO: within-group spread")
-    dagger, dpo = read_json(curve_path(run_dir, "dagger"), []), read_json(curve_path(run_dir, "dpo"), [])
+    dagger = read_json(curve_path(run_dir, "dagger"), [])
     end = max((r["step"] for r in sft), default=0)   # DAgger continues SFT: its records follow on SFT's steps
     imitation = sft + [{**r, "step": r["step"] + end} for r in dagger]
     then = f", DAgger from step {end + 1}" if dagger else ""
@@ -228,7 +250,7 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
         acc = ax[1, 0].twinx(); acc.plot(xs, ys, color="tab:green", lw=.8); acc.set_ylim(0, 1.02)
         acc.set_ylabel("completion token accuracy", color="tab:green", fontsize=8)
     reward_trajectory(ax[1, 1], grpo)
-    for recs, lab in ((sft, "SFT"), (dagger, "DAgger"), (grpo, "GRPO"), (dpo, "DPO")):   # one line per stage, each on its own steps
+    for recs, lab in ((sft, "SFT"), (dagger, "DAgger"), (grpo, "GRPO")):   # one line per stage, each on its own steps
         xs, ys = _series(recs, "learning_rate")
         if xs: ax[1, 2].plot(xs, ys, label=lab)
     ax[1, 2].set_title("learning rate per stage"); ax[1, 2].set_xlabel("step"); ax[1, 2].legend(fontsize=7)
@@ -237,23 +259,33 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
     if out: fig.savefig(run_dir / out, dpi=90)
     return fig
 
-# %% ../../nbs/55_train_pipeline.ipynb #8a37806f
-STAGES = ("sft", "dagger", "grpo", "dpo", "eval", "all")   # in the order "all" runs them (dagger and dpo when the recipe asks)
+# %% ../../nbs/55_train_pipeline.ipynb #86db80e8
+def library_versions() -> dict:
+    "The versions of what a run depends on (noted in pipeline.json: a record says which stack made it)."
+    from importlib.metadata import version, PackageNotFoundError
+    out = {}
+    for name in ("bazaarbatna", "torch", "transformers", "trl", "peft", "accelerate", "datasets"):
+        try: out[name] = version(name)
+        except PackageNotFoundError: pass
+    return out
 
-def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo", "eval" or "all" (sft → [dagger] → grpo → [dpo] → eval, as the recipe says)
+# %% ../../nbs/55_train_pipeline.ipynb #8a37806f
+STAGES = ("sft", "dagger", "grpo", "eval", "all")   # in the order "all" runs them (dagger when the recipe asks)
+
+def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval" or "all" (sft → [dagger] → grpo → eval, as the recipe says)
                  profile: str = "auto",         # profile name or "auto"
                  model: str | None = None,      # base model (default: the recipe's, e.g. the t4 recipe's 3B model)
                  arena: str = "all",            # "bazaar", "market" or "all" (alias "both")
-                 out_dir="training/runs/cpu-smollm2",
+                 out_dir="runs/cpu-smollm2",
                  steps: int | None = None,      # steps for a single stage (overrides the recipe)
-                 sft_steps: int | None = None, grpo_steps: int | None = None, dpo_steps: int | None = None,
+                 sft_steps: int | None = None, grpo_steps: int | None = None,
                  eval_seeds: int | None = None, # held-out seeds per task for the evaluation
                  resume: bool = True,
                  threads: int | None = None,    # torch threads (e.g. 1 on a shared CPU)
                  recipe: str | None = None,     # a recipe name/path (default: the profile's)
                  hub_repo: str | None = None,   # push checkpoints (off by default)
                 ) -> dict:
-    "Run SFT, [DAgger,] GRPO [and DPO] with per-step checkpoints, then evaluate; returns a summary dict."
+    "Run SFT, [DAgger,] and GRPO with per-step checkpoints, then evaluate; returns a summary dict."
     from bazaarbatna.train.profiles import get_profile
     from bazaarbatna.train.distributed import is_main_launch, launch_world
     main = is_main_launch()   # under accelerate launch: every process trains, the main one alone evaluates and writes the records
@@ -268,12 +300,14 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     if model in (None, "default"): model = rec.get("model", p.model)
     compact = bool(rec.get("compact", False))  # prompt style, the same for every stage
     seed = rec.get("seed", 0)                  # the training seed of every stage
+    started = time.time()
     res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
-           "out_dir": str(out), "compact": compact, "seed": seed}
+           "out_dir": str(out), "compact": compact, "seed": seed, "versions": library_versions(), "cpu_count": os.cpu_count(),
+           "recipe_settings": rec}   # the recipe as it was read: a committed run says what made it
     def say(msg):
         if main: print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
     if launch_world() > 1: res["processes"] = launch_world()
-    sft_dir, dagger_dir, grpo_dir, dpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo", "dpo"))
+    sft_dir, dagger_dir, grpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo"))
     sr, dg = rec.get("sft", {}), rec.get("dagger")
     imitation = dict(model=model, profile=p, arenas=arenas, n_seeds=sr.get("n_seeds", 8), resume=resume, hub_repo=hub_repo,
                      tasks=rec.get("train_tasks"), compact=compact, max_per_action=sr.get("max_per_action"), max_per_task=sr.get("max_per_task"),
@@ -302,43 +336,79 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                                  n_seeds=g.get("n_seeds", 4), resume=resume, hub_repo=hub_repo,
                                  tasks=g.get("tasks", rec.get("train_tasks")), compact=compact, mode=g.get("mode", "episode"),
                                  advantage=g.get("advantage", "episode"), max_episode_steps=g.get("max_episode_steps", 200),
+                                 rows_per_backward=g.get("rows_per_backward", 32),
                                  max_per_episode=g.get("max_per_episode", 6), continuation=g.get("continuation", CONTINUATION),
                                  temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
                                  on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0),
                                  recollect_every=g.get("recollect_every"), seed=seed)
-    d = rec.get("dpo", {})
-    if stage == "dpo" or (stage == "all" and d.get("enabled", False)):
-        from bazaarbatna.train.dpo import train_dpo
-        n = steps if stage == "dpo" and steps else dpo_steps or d.get("steps", 20)
-        adapter = str(grpo_dir) if grpo_dir.exists() else str(imitated) if imitated.exists() else None
-        say(f"DPO: {n} steps from {adapter or 'the base model'}")
-        res["dpo"] = train_dpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n, n_seeds=d.get("n_seeds", 8),
-                               beta=d.get("beta", 0.1), learning_rate=d.get("learning_rate", 5e-5), compact=compact,
-                               resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), seed=seed)
     if not main: return res   # the others' part is done: the evaluation, the dashboard and pipeline.json are the main process's
     if stage in ("eval", "all"):
         models = {"base": model}
         if sft_dir.exists(): models["sft"] = str(sft_dir)
         if dagger_dir.exists(): models["sft+dagger"] = str(dagger_dir)
         if grpo_dir.exists(): models["sft+grpo"] = str(grpo_dir)
-        if dpo_dir.exists(): models["+dpo"] = str(dpo_dir)
         say(f"evaluating {list(models)} on held-out seeds")
         ev = evaluate_models(out, models, arenas, n_seeds=eval_seeds or rec.get("eval", {}).get("seeds", 10),
                              tasks=rec.get("eval_tasks"), compact=compact, split=rec.get("eval", {}).get("split", "eval"),
                              max_new_tokens=max(64, p.max_completion_len))   # a reply as long as the stages were trained to write
         res["eval"] = {a: str(out / "eval" / a / "summary.json") for a in ev}
         for a in ev: print("\n" + eval_table(ev[a]), flush=True)
-    if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo", "dpo")):
+        groups = ((res.get("grpo") or read_json(out / "pipeline.json", {}).get("grpo") or {}).get("groups")
+                  if rec.get("eval", {}).get("train_check") and grpo_dir.exists() else None)
+        if groups:   # the sanity check of an RL loop: on the very seeds it trained on, did GRPO raise the return it optimized?
+            start = {"sft": models["sft+dagger" if "sft+dagger" in models else "sft"]} if "sft" in models else {"base": model}
+            tc = evaluate_models(out / "train_check", {**start, "sft+grpo": str(grpo_dir)}, [a for a in arenas if a in groups],
+                                 task_seeds=groups, scripted=False, compact=compact, max_new_tokens=max(64, p.max_completion_len))
+            res["train_check"] = {a: str(out / "train_check" / "eval" / a / "summary.json") for a in tc}
+            for a in tc: print("\nOn the seeds GRPO trained on (greedy):\n" + eval_table(tc[a]), flush=True)
+    if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo")):
         plot_dashboard(out); res["dashboard"] = str(out / "dashboard.png")
+    if stage in ("eval", "all") and "eval" in res:
+        res["verdict"] = {a: verdict(read_json(out / "eval" / a / "summary.json"), read_json(curve_path(out, "grpo"), [])) for a in res["eval"]}
+        for a, v in res["verdict"].items(): print(f"\n{a}, in plain words:\n" + "\n".join("  - " + x["line"] for x in v), flush=True)
+    import torch
+    res["torch_threads"] = torch.get_num_threads()
+    res["wall_seconds"] = {stage: round(time.time() - started, 1)}   # per stage run, `all` included; note_run keeps the earlier runs'
     note_run(out, res)
     return res
 
 def note_run(out, res: dict) -> dict:
-    "Merge `res` into out/pipeline.json: a stage run alone (sft, then grpo, then eval) keeps what the earlier ones wrote."
+    "Merge `res` into out/pipeline.json: a stage run alone (sft, then grpo, then eval) keeps what the earlier ones wrote, and their wall times."
     path = Path(out) / "pipeline.json"
-    merged = {**(read_json(path) if path.exists() else {}), **res}
+    old = read_json(path) if path.exists() else {}
+    merged = {**old, **res}
+    if "wall_seconds" in res: merged["wall_seconds"] = {**old.get("wall_seconds", {}), **res["wall_seconds"]}
     atomic_write_json(path, merged)
     return merged
+
+# %% ../../nbs/55_train_pipeline.ipynb #6065b4b7
+VALID_JSON_GOAL = 0.95   # the share of replies an SFT model writes as one valid JSON object
+
+def verdict(summary: dict,   # an `evaluate_models` summary of one arena
+            grpo: list,      # the GRPO curve records (empty when the run had no GRPO)
+           ) -> list[dict]:  # one {"goal", "met", "line"} per goal
+    "The run's result against its goals, each in one plain line."
+    rows = {r["policy"]: r for r in summary["rows"]}
+    pair = {(d["a"], d["b"]): d for d in summary.get("paired", []) if "error" not in d}
+    out = []
+    if "sft" in rows:
+        v = rows["sft"]["valid_json_rate"]
+        out.append({"goal": "sft_valid_json", "met": v >= VALID_JSON_GOAL,
+                    "line": f"SFT writes valid JSON in {v:.0%} of its replies (goal: at least {VALID_JSON_GOAL:.0%}): {'met' if v >= VALID_JSON_GOAL else 'NOT met'}."})
+    for a, b, what in (("sft", "base", "SFT beats the base model"), ("sft+grpo", "sft", "GRPO improves on SFT")):
+        if (d := pair.get((a, b))) is None: continue
+        met = d["ci_lo"] > 0
+        out.append({"goal": f"{a}_over_{b}", "met": met,
+                    "line": f"{what}: {d['mean_diff']:+.3f} reward per episode, 95% CI [{d['ci_lo']:+.3f}, {d['ci_hi']:+.3f}] over {d['n']} paired episodes: "
+                            + ("yes, the CI is above 0." if met else "NOT shown, the CI includes 0." if d["ci_hi"] >= 0 else "NO, it is worse (the CI is below 0).")})
+    steps = [r for r in grpo if not r.get("event") and "reward" in r]
+    if len(steps) >= 2:
+        h = len(steps) // 2
+        first, second = (sum(r["reward"] for r in x) / len(x) for x in (steps[:h], steps[h:]))
+        out.append({"goal": "grpo_return_rising", "met": second > first,
+                    "line": f"GRPO's training return (mean episode return per step) went from {first:+.3f} in the first {h} steps to "
+                            f"{second:+.3f} in the last {len(steps) - h}: " + ("rising." if second > first else "NOT rising.")})
+    return out
 
 # %% ../../nbs/55_train_pipeline.ipynb #a945ffce
 def bench_rollout(arena: str = "bazaar", model: str = "embedded", task: str | None = None,

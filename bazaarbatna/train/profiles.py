@@ -135,7 +135,7 @@ def tracker_kwargs(p: Profile) -> dict:  # the profile (its `report_to`)
 
 # %% ../../nbs/50_train_profiles.ipynb #a65b34ac
 def trainer_kwargs(p: Profile,  # the profile
-                  ) -> dict:     # kwargs for `SFTConfig`/`GRPOConfig`/`DPOConfig`
+                  ) -> dict:     # kwargs for `SFTConfig`/`GRPOConfig`
     "The `TrainingArguments` settings a profile fixes."
     flag, flag_kw = checkpointing_args()
     kw = dict(per_device_train_batch_size=p.batch_size, gradient_accumulation_steps=p.grad_accum,
