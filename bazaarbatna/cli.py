@@ -70,8 +70,7 @@ def cmd_bench(args):
         return bench_checkpoint(model=args.model)
     if args.what == "grpo":
         from bazaarbatna.train.pipeline import bench_grpo
-        return bench_grpo(args.recipe or ("cpu_record_market" if args.arena == "market" else "cpu_record"),
-                          "market" if args.arena == "market" else "bazaar", steps=args.steps, threads=args.threads)
+        return bench_grpo(args.recipe, "market" if args.arena == "market" else "bazaar", steps=args.steps, threads=args.threads)
     if args.what == "server":
         from bazaarbatna.server import bench_server
         return bench_server(arena=args.arena if args.arena in ("bazaar", "market") else "bazaar", seconds_cap=max(args.seconds, 5.0))

@@ -12,11 +12,11 @@ from ..evaluate import best_scripted
 from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
-__all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'GRPO_STEP_TARGET_S', 'recipes_dir',
-           'check_recipe', 'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint', 'write_part',
-           'read_part', 'eval_table', 'reward_trajectory', 'plot_dashboard', 'library_versions', 'run_pipeline',
-           'note_run', 'verdict', 'bench_rollout', 'bench_checkpoint', 'grpo_step_times', 'record_adapter',
-           'bench_grpo']
+__all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'GRPO_STEP_TARGET_S', 'RECORD_RECIPES',
+           'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint',
+           'write_part', 'read_part', 'eval_table', 'reward_trajectory', 'plot_dashboard', 'library_versions',
+           'run_pipeline', 'note_run', 'verdict', 'bench_rollout', 'bench_checkpoint', 'grpo_step_times',
+           'record_adapter', 'bench_grpo']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -497,6 +497,7 @@ def bench_checkpoint(model: str = "embedded", steps: int = 6, arena: str = "baza
 
 # %% ../../nbs/55_train_pipeline.ipynb #dae277b1
 GRPO_STEP_TARGET_S = 180.0   # the CPU profile's goal for one RL step on 2 cores
+RECORD_RECIPES = {"bazaar": "cpu_record", "market": "cpu_record_market"}   # arena -> the recipe of its CPU record
 
 def grpo_step_times(curve: list[dict]) -> dict:
     "Seconds per step from a GRPO training curve: each step's `step_time` and tasks, their mean and the slowest (resume rows skipped)."
@@ -511,7 +512,7 @@ def record_adapter(arena: str, stage: str = "sft") -> Path | None:
     d = recipes_dir().parent / "records" / arena / "adapters" / stage
     return d if (d / "adapter_config.json").exists() else None
 
-def bench_grpo(recipe: str = "cpu_record",     # the recipe whose GRPO stage is timed
+def bench_grpo(recipe: str | None = None,     # the recipe whose GRPO stage is timed; None: the arena's record recipe
                arena: str = "bazaar",
                steps: int = 2,
                adapter=None,                    # the SFT adapter to start from; None: the arena's record adapter, else the base model
@@ -522,6 +523,7 @@ def bench_grpo(recipe: str = "cpu_record",     # the recipe whose GRPO stage is 
     import tempfile
     from bazaarbatna.train.grpo import is_count
     if not is_count(steps): raise ValueError(f"steps must be a whole number >= 1, got {steps!r}")
+    recipe = recipe or RECORD_RECIPES[arena]
     rec = load_recipe(recipe)
     start = Path(adapter) if adapter else record_adapter(arena)
     if adapter and not (start / "adapter_config.json").exists(): raise ValueError(f"{adapter} is not an adapter folder (no adapter_config.json)")
