@@ -1,4 +1,5 @@
 "Profile selection and loader plans for simulated hardware (pure: no GPU needed)."
+import json, os
 import pytest
 from bazaarbatna.train.profiles import Hardware, select_profile, get_profile, loader_plan, trainer_kwargs, PROFILES
 
@@ -54,3 +55,20 @@ def test_trainer_configs_print_no_deprecation_warning(name, tmp_path):
         trl.GRPOConfig(output_dir=str(tmp_path), num_generations=2, **kw)
     deprecated = [f"{w.category.__name__}: {w.message}" for w in caught if issubclass(w.category, (DeprecationWarning, FutureWarning))]
     assert deprecated == []
+
+def test_a_training_step_logs_to_trackio(tmp_path):
+    "report_to = 'trackio': a real SFT step's loss lands in trackio's local store, under the project `bazaarbatna`."
+    pytest.importorskip("trackio")
+    import sqlite3, subprocess, sys
+    code = ("import torch; torch.set_num_threads(1)\n"
+            "from bazaarbatna.train.sft import train_sft\n"
+            "from bazaarbatna.train.profiles import get_profile\n"
+            "p = get_profile('cpu', report_to='trackio', lora_layers=1, max_seq_len=512)\n"
+            f"train_sft({str(tmp_path / 'run')!r}, profile=p, arenas=('bazaar',), steps=1, n_seeds=1, tasks={{'bazaar': ['single_deal']}}, compact=True, resume=False)\n")
+    env = {**os.environ, "TRACKIO_DIR": str(tmp_path / "trackio"), "HF_HUB_OFFLINE": "1"}   # trackio reads it at import
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    db = tmp_path / "trackio" / "bazaarbatna.db"
+    assert db.exists(), sorted(p.name for p in (tmp_path / "trackio").glob("*"))
+    rows = [json.loads(m) for (m,) in sqlite3.connect(db).execute("select metrics from metrics")]
+    assert any("train/loss" in m and m.get("train/global_step") == 1 for m in rows), rows

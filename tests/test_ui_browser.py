@@ -221,7 +221,7 @@ def test_the_end_of_a_game_shows_the_outcome_and_the_reward(page):
     assert "step reward" in reward and "shaping" in reward and "return" in reward, reward   # with its components
     play.locator(".bb-act-walk").click()
     page.wait_for_function("() => document.querySelector('.bb-play .bb-banner') !== null")
-    settle(page, .5)
+    wait_text(page, ".bb-play .bb-status", "Game over")
     status = squash(play.locator(".bb-status").inner_text())
     assert "rounds left" not in status and "Game over" in status, status
     reward = squash(play.locator(".bb-reward").inner_text())
@@ -277,6 +277,7 @@ def test_a_market_lab_that_loses_money_does_not_read_deal(page):
     choose(page, "bb-sel-task", "single_trade")
     page.locator(".bb-play .bb-new").click()
     page.locator(".bb-play .bb-menu select").wait_for()
+    wait_text(page, ".bb-play .bb-status", "Your jobs")                               # the status redraws in its own message
     status = squash(page.locator(".bb-play .bb-status").inner_text())
     assert "Your jobs" in status and "due R4" in status, status                        # jobs and deadlines, not only in the raw text
     fields = page.locator(".bb-play .bb-send").evaluate("b => b.closest('.widget-hbox, .widget-box').parentElement !== null && "

@@ -12,10 +12,11 @@ from ..evaluate import best_scripted
 from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
-__all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'recipes_dir', 'check_recipe',
-           'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint', 'write_part', 'read_part', 'eval_table',
-           'reward_trajectory', 'plot_dashboard', 'library_versions', 'run_pipeline', 'note_run', 'verdict',
-           'bench_rollout', 'bench_checkpoint']
+__all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'GRPO_STEP_TARGET_S', 'RECORD_RECIPES',
+           'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint',
+           'write_part', 'read_part', 'eval_table', 'reward_trajectory', 'plot_dashboard', 'library_versions',
+           'run_pipeline', 'note_run', 'verdict', 'bench_rollout', 'bench_checkpoint', 'grpo_step_times',
+           'record_adapter', 'bench_grpo']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -498,3 +499,48 @@ def bench_checkpoint(model: str = "embedded", steps: int = 6, arena: str = "baza
         shutil.rmtree(d0, ignore_errors=True)
         out |= {"step_s_median_without": round(later(plain), 4), "overhead_vs_without": round(later(step_times) / later(plain) - 1, 4)}
     return out
+
+# %% ../../nbs/55_train_pipeline.ipynb #dae277b1
+GRPO_STEP_TARGET_S = 180.0   # the CPU profile's goal for one RL step on 2 cores
+RECORD_RECIPES = {"bazaar": "cpu_record", "market": "cpu_record_market"}   # arena -> the recipe of its CPU record
+
+def grpo_step_times(curve: list[dict]) -> dict:
+    "Seconds per step from a GRPO training curve: each step's `step_time` and tasks, their mean and the slowest (resume rows skipped)."
+    rows = [r for r in curve if not r.get("event") and "step_time" in r]
+    if not rows: raise ValueError("the curve has no timed steps")
+    t = [float(r["step_time"]) for r in rows]
+    return {"steps": len(t), "step_s": [round(x, 1) for x in t], "tasks": [sorted(k[len("return/"):] for k in r if k.startswith("return/")) for r in rows],   # each step's groups' tasks
+            "mean_step_s": round(sum(t) / len(t), 1), "max_step_s": round(max(t), 1)}
+
+def record_adapter(arena: str, stage: str = "sft") -> Path | None:
+    "The committed record's adapter of `stage` for `arena` (training/records/<arena>/adapters/<stage>), or None."
+    d = recipes_dir().parent / "records" / arena / "adapters" / stage
+    return d if (d / "adapter_config.json").exists() else None
+
+def bench_grpo(recipe: str | None = None,     # the recipe whose GRPO stage is timed; None: the arena's record recipe
+               arena: str = "bazaar",
+               steps: int = 2,
+               adapter=None,                    # the SFT adapter to start from; None: the arena's record adapter, else the base model
+               threads: int | None = None,      # torch threads (None: torch's default)
+               out_dir=None,                    # keep the run here (default: a temporary folder, removed after)
+              ) -> dict:
+    "Seconds per step of the recipe's GRPO stage as `bazaarbatna train grpo --recipe` runs it, against the CPU goal."
+    import tempfile
+    from bazaarbatna.train.grpo import is_count
+    if not is_count(steps): raise ValueError(f"steps must be a whole number >= 1, got {steps!r}")
+    recipe = recipe or RECORD_RECIPES[arena]
+    rec = load_recipe(recipe)
+    start = Path(adapter) if adapter else record_adapter(arena)
+    if adapter and not (start / "adapter_config.json").exists(): raise ValueError(f"{adapter} is not an adapter folder (no adapter_config.json)")
+    d = Path(out_dir or tempfile.mkdtemp(prefix="bench_grpo_"))
+    try:
+        if start: shutil.copytree(start, d / "sft" / "final", dirs_exist_ok=True)
+        res = run_pipeline("grpo", profile=rec.get("profile", "auto"), arena=arena, out_dir=d, steps=steps, recipe=recipe,
+                           threads=threads, resume=False)
+        out = grpo_step_times(read_json(curve_path(d, "grpo"), []))
+    finally:
+        if out_dir is None: shutil.rmtree(d, ignore_errors=True)
+    import torch
+    return {"recipe": recipe, "arena": arena, "from": str(start) if start else "base model", "torch_threads": torch.get_num_threads(),
+            "cpu_count": os.cpu_count(), **out, "target_s": GRPO_STEP_TARGET_S, "met": out["max_step_s"] <= GRPO_STEP_TARGET_S,
+            "groups_per_step": res["grpo"].get("groups_per_step"), "num_generations": res["grpo"].get("num_generations")}

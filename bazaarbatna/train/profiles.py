@@ -10,10 +10,10 @@ import importlib.util
 from dataclasses import dataclass, field, asdict, replace
 
 # %% auto #0
-__all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'VLLM_MODES', 'Profile', 'Hardware', 'select_profile', 'detect_hardware',
-           'check_profile_setting', 'get_profile', 'tracker_kwargs', 'trainer_kwargs', 'checkpointing_args',
-           'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_plan', 'vllm_args', 'vllm_available',
-           'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
+__all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'TRACKER_PROJECT', 'VLLM_MODES', 'Profile', 'Hardware', 'select_profile',
+           'detect_hardware', 'check_profile_setting', 'get_profile', 'tracker_kwargs', 'trainer_kwargs',
+           'checkpointing_args', 'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_plan', 'vllm_args',
+           'vllm_available', 'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -125,13 +125,14 @@ def get_profile(name: str | None = "auto",  # a key of `PROFILES`, or "auto"/Non
 
 # %% ../../nbs/50_train_profiles.ipynb #47eca176
 TRACKERS = {"trackio": ("trackio",), "tensorboard": ("tensorboard", "tensorboardX")}   # report_to -> modules that serve it
+TRACKER_PROJECT = "bazaarbatna"   # the trackio project every stage's run logs to (trackio's own default is "huggingface")
 
 def tracker_kwargs(p: Profile) -> dict:  # the profile (its `report_to`)
-    "The trainers' `report_to`, checked: a tracker other than 'none' must be importable."
+    "The trainers' `report_to` (and trackio's project), checked: a tracker other than 'none' must be importable."
     mods = TRACKERS.get(p.report_to, ())
     if mods and not any(importlib.util.find_spec(m) for m in mods):
         raise ModuleNotFoundError(f"report_to = {p.report_to!r} needs the {mods[0]} package: pip install {mods[0]}")
-    return {"report_to": p.report_to}
+    return {"report_to": p.report_to, **({"project": TRACKER_PROJECT} if p.report_to == "trackio" else {})}
 
 # %% ../../nbs/50_train_profiles.ipynb #a65b34ac
 def trainer_kwargs(p: Profile,  # the profile
