@@ -53,7 +53,7 @@ def cmd_policies(args):
     return [{"arena": a, "policy": n, "description": d} for a in _arenas(args.arena) for n, d in list_policies(a).items()]
 
 def cmd_bench(args):
-    "Benchmarks: env steps/s, rollout batching, checkpoint overhead, seconds per GRPO step, server latency."
+    "Benchmarks: env steps/s, rollout batching, checkpoint overhead, seconds per GRPO step, 2 processes vs 1 and Ray vs the local pool, server latency."
     if args.what == "env":
         from bazaarbatna.arenas import get_arena
         res = {}
@@ -71,6 +71,9 @@ def cmd_bench(args):
     if args.what == "grpo":
         from bazaarbatna.train.pipeline import bench_grpo
         return bench_grpo(args.recipe, "market" if args.arena == "market" else "bazaar", steps=args.steps, threads=args.threads)
+    if args.what == "scaling":
+        from bazaarbatna.train.distributed import bench_scaling
+        return bench_scaling()
     if args.what == "server":
         from bazaarbatna.server import bench_server
         return bench_server(arena=args.arena if args.arena in ("bazaar", "market") else "bazaar", seconds_cap=max(args.seconds, 5.0))
@@ -230,8 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("seller-quality", cmd_seller_quality, "the bazaar seller-quality report")
     s.add_argument("--episodes", type=int, default=50); s.add_argument("--seed", type=int, default=0)
     s.add_argument("--seller", default="rule", choices=["rule", "llm"])
-    s = add("bench", cmd_bench, "benchmarks: env | rollout | checkpoint | grpo | server")
-    s.add_argument("what", choices=["env", "rollout", "checkpoint", "grpo", "server"])
+    s = add("bench", cmd_bench, "benchmarks: env | rollout | checkpoint | grpo | scaling | server")
+    s.add_argument("what", choices=["env", "rollout", "checkpoint", "grpo", "scaling", "server"])
     s.add_argument("--arena", default=None, choices=["bazaar", "market", "all"]); s.add_argument("--task")
     s.add_argument("--seconds", type=float, default=2.0, help="env: seconds per run; server: seconds per level (at least 5)")
     s.add_argument("--model", default="embedded")

@@ -19,9 +19,10 @@ from .arenas import get_arena, make_env, make_policy
 __all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'VALID_SEEDS', 'TEST_SEEDS', 'SEED_RANGES', 'JSON_ERROR_CODES', 'RESULTS_FILE',
            'BACKENDS', 'METRICS', 'check_seed_split', 'seed_split', 'parse_seeds', 'refusal', 'run_episodes',
            'run_episode', 'record_key', 'read_records', 'append_records', 'save_transcript', 'is_batched_policy',
-           'play_jobs', 'play_job', 'default_workers', 'run_tournament', 'play_jobs_shipped', 'write_shipped',
-           'EpisodeWorker', 'run_units_ray', 'bootstrap_ci', 'summarize_group', 'summarize', 'paired_difference',
-           'best_scripted', 'display_rows', 'format_table', 'markdown_table', 'rank_policies', 'summary_of', 'run_eval']
+           'play_jobs', 'play_job', 'default_workers', 'share_cores', 'run_tournament', 'play_jobs_shipped',
+           'write_shipped', 'EpisodeWorker', 'run_units_ray', 'bootstrap_ci', 'summarize_group', 'summarize',
+           'paired_difference', 'best_scripted', 'display_rows', 'format_table', 'markdown_table', 'rank_policies',
+           'summary_of', 'run_eval']
 
 # %% ../nbs/30_evaluate.ipynb #c3e0c582
 TRAIN_SEEDS = range(0, 100_000)        # seeds for building training data (expert traces, GRPO episodes)
@@ -256,10 +257,19 @@ def default_workers() -> int:
     "Worker processes by default: min(2, cpu count)."
     return max(1, min(2, os.cpu_count() or 1))
 
+def share_cores(threads: int) -> None:
+    "A pool worker's initializer: its share of the cores for torch, so LLM workers do not oversubscribe the CPU."
+    os.environ["OMP_NUM_THREADS"] = str(threads)   # read by torch when this worker first imports it
+    if "torch" in sys.modules: sys.modules["torch"].set_num_threads(threads)   # a forked worker inherits the parent's torch
+
 def _pool(workers: int):
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else None)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    # Each worker's torch would otherwise start as many threads as the machine has cores; with several workers the
+    # threads outnumber the cores and spin against each other (an LLM tournament on 2 cores ran 6.6x slower than on
+    # Ray, whose 1-CPU actors get OMP_NUM_THREADS=1).
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=share_cores, initargs=(threads,))
 
 def run_tournament(arena: str,                 # arena name, e.g. "bazaar"
                    tasks=None,                 # task names; None = all tasks of the arena

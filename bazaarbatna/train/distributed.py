@@ -10,9 +10,10 @@ import hashlib, json, os, shutil, subprocess, sys, time
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['ACCELERATE_CONFIGS', 'launch_world', 'launch_rank', 'is_main_launch', 'accelerate_config', 'accelerate_configs',
-           'launch_command', 'weights_digest', 'replicated_weights', 'RankSync', 'rank_batches',
-           'check_episode_backend', 'cut_reply', 'VLLMPolicy']
+__all__ = ['ACCELERATE_CONFIGS', 'SCALING_RECIPE', 'launch_world', 'launch_rank', 'is_main_launch', 'accelerate_config',
+           'accelerate_configs', 'launch_command', 'weights_digest', 'replicated_weights', 'RankSync', 'rank_batches',
+           'check_episode_backend', 'cut_reply', 'VLLMPolicy', 'bench_train_processes', 'bench_tournament_backends',
+           'bench_scaling', 'scaling_tables']
 
 # %% ../../nbs/56_scaling.ipynb #301a72a3
 _RANK_VARS = ("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
@@ -204,3 +205,130 @@ class VLLMPolicy(LLMPolicy):
             text = tok.decode(c, skip_special_tokens=True).strip()
             out.append({"text": text, "prompt_ids": p, "completion_ids": c} if self.keep_ids else text)
         return out
+
+# %% ../../nbs/56_scaling.ipynb #b665b7db
+SCALING_RECIPE = """
+profile = "cpu"
+model = "embedded"
+compact = true
+train_tasks = {{bazaar = ["single_deal", "impatient_seller"]}}
+[profile_overrides]
+batch_size = {batch}
+lora_layers = 2
+max_completion_len = 24
+num_generations = 2
+[sft]
+n_seeds = 4
+[grpo]
+prompts_per_step = {groups}
+n_seeds = {grpo_seeds}
+max_episode_steps = 4
+"""
+
+def _mean_step_s(curve: list[dict]) -> float:
+    t = [float(r["step_time"]) for r in curve if not r.get("event") and "step_time" in r]
+    if not t: raise ValueError("the run's curve has no timed steps")
+    t = t[1:] or t   # the first step warms up (allocations, the first generation)
+    return round(sum(t) / len(t), 2)
+
+def bench_train_processes(processes=(1, 2),   # process counts to compare
+                          sft_steps: int = 4, grpo_steps: int = 3,
+                          sft_batch: int = 4,     # SFT samples per step, over all processes
+                          groups: int = 2,        # GRPO groups (of 2 episodes) per step, over all processes
+                          out_dir=None,           # keep the runs here (default: a temporary folder, removed after)
+                         ) -> list[dict]:
+    "Seconds per SFT and episode-GRPO step on 1 and on 2 processes (`accelerate launch`, ddp), the global batch held equal."
+    import tempfile
+    from bazaarbatna.train.checkpoints import read_json, curve_path
+    import bazaarbatna
+    root = Path(bazaarbatna.__file__).resolve().parents[1]   # the workers import this same checkout
+    cores = os.cpu_count() or 1
+    for P in processes:   # all checked before the first launch
+        if sft_batch % P or groups % P: raise ValueError(f"the global batch ({sft_batch} samples, {groups} groups) must split evenly over {P} processes")
+    d = Path(out_dir or tempfile.mkdtemp(prefix="bench_scaling_"))
+    rows = []
+    try:
+        for P in processes:
+            run = d / f"p{P}"; run.mkdir(parents=True, exist_ok=True)
+            recipe = run / "recipe.toml"
+            recipe.write_text(SCALING_RECIPE.format(batch=sft_batch // P, groups=groups // P, grpo_seeds=grpo_steps * groups))
+            env = {**os.environ, "OMP_NUM_THREADS": str(max(1, cores // P)), "TOKENIZERS_PARALLELISM": "false",
+                   "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+            row = {"processes": P, "threads_per_process": max(1, cores // P)}
+            for stage, steps in (("sft", sft_steps), ("grpo", grpo_steps)):
+                cmd = launch_command(stage, P, "ddp", "--recipe", str(recipe), "--arena", "bazaar", "--steps", str(steps),
+                                     "--out", str(run / "out"), "--json")
+                t0 = time.time()
+                r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+                if r.returncode: raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stderr[-3000:]}")
+                row[f"{stage}_wall_s"] = round(time.time() - t0, 1)
+                row[f"{stage}_step_s"] = _mean_step_s(read_json(curve_path(run / "out", stage), []))
+            rows.append(row)
+    finally:
+        if out_dir is None: shutil.rmtree(d, ignore_errors=True)
+    base = rows[0]
+    for r in rows:
+        for stage in ("sft", "grpo"): r[f"{stage}_speedup"] = round(base[f"{stage}_step_s"] / r[f"{stage}_step_s"], 2)
+    return rows
+
+# %% ../../nbs/56_scaling.ipynb #5b5f4493
+def _strip_clock(recs): return sorted(json.dumps({k: v for k, v in r.items() if k != "seconds"}, sort_keys=True) for r in recs)
+
+def bench_tournament_backends(workers: int = 2,
+                              scripted_seeds: str = "eval:20",   # seeds per (task, policy) of the scripted tournament
+                              llm_seeds: str = "eval:8",         # seeds of the LLM tournament (single_deal)
+                              llm: bool = True,                  # also time the embedded LLM's tournament
+                              out_dir=None) -> list[dict]:
+    "Wall seconds of the same tournaments on the local process pool and on a local Ray instance with `workers` CPUs."
+    import tempfile, ray
+    from bazaarbatna.evaluate import run_tournament
+    d = Path(out_dir or tempfile.mkdtemp(prefix="bench_ray_"))
+    jobs = [("scripted: every bazaar task and policy", dict(arena="bazaar", seeds=scripted_seeds))]
+    if llm: jobs.append(("embedded LLM on single_deal", dict(arena="bazaar", tasks=["single_deal"], policies=["llm"], seeds=llm_seeds, batch=4,
+                                                            policy_kwargs={"llm": {"max_new_tokens": 48}})))
+    rows, started = [], False
+    try:
+        t0, started = time.time(), not ray.is_initialized()
+        if started: ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        ray_start = round(time.time() - t0, 1)
+        for i, (name, kw) in enumerate(jobs):
+            row = {"tournament": name}
+            res = {}
+            for backend in ("local", "ray"):
+                t0 = time.time()
+                res[backend] = run_tournament(**kw, out_dir=d / f"{i}-{backend}", workers=workers, backend=backend, progress=False, transcripts="none")
+                row[f"{backend}_s"] = round(time.time() - t0, 1)
+                if res[backend]["errors"]: raise RuntimeError(f"{name} on {backend}: {res[backend]['errors'][:3]}")
+            row.update(episodes=len(res["local"]["records"]), ray_over_local=round(row["ray_s"] / row["local_s"], 2),
+                       same_records=_strip_clock(res["local"]["records"]) == _strip_clock(res["ray"]["records"]))
+            rows.append(row)
+    finally:
+        if started: ray.shutdown()   # a cluster the caller connected to stays up
+        if out_dir is None: shutil.rmtree(d, ignore_errors=True)
+    return [{**r, "ray_start_s": ray_start} for r in rows]
+
+def bench_scaling(train: bool = True, tournaments: bool = True, llm: bool = True) -> dict:
+    "`bazaarbatna bench scaling`: 2 training processes against 1, and Ray against the local pool, on this machine."
+    import platform, torch
+    out = {"machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "torch": torch.__version__}}
+    if train: out["training"] = bench_train_processes()
+    if tournaments: out["tournaments"] = bench_tournament_backends(llm=llm)
+    return out
+
+# %% ../../nbs/56_scaling.ipynb #41d21364
+def scaling_tables(res: dict) -> str:
+    "Markdown tables of a `bench_scaling` result: training steps per process count, tournaments per backend."
+    out = []
+    m = res.get("machine", {})
+    if m: out.append(f"Machine: {m.get('cpu_count')} CPU cores, torch {m.get('torch')}.\n")
+    if res.get("training"):
+        out += ["| processes | threads each | SFT s/step | SFT speed-up | GRPO s/step | GRPO speed-up |", "|---:|---:|---:|---:|---:|---:|"]
+        out += [f"| {r['processes']} | {r['threads_per_process']} | {r['sft_step_s']} | ×{r['sft_speedup']} | {r['grpo_step_s']} | ×{r['grpo_speedup']} |"
+                for r in res["training"]]
+        out.append("")
+    if res.get("tournaments"):
+        out += ["| tournament | episodes | local pool s | Ray s | Ray / local | same records |", "|---|---:|---:|---:|---:|---|"]
+        out += [f"| {r['tournament']} | {r['episodes']} | {r['local_s']} | {r['ray_s']} | ×{r['ray_over_local']} | {'yes' if r['same_records'] else 'NO'} |"
+                for r in res["tournaments"]]
+        out.append(f"\nStarting the local Ray instance took {res['tournaments'][0]['ray_start_s']} s (not in the Ray column).")
+    return "\n".join(out)
