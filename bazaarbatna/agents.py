@@ -246,16 +246,20 @@ class LLMPolicy:
 
     def reset(self, seed: int) -> None: self._seed_offset = seed
 
+    def generate(self, convs: list, seed: int | None) -> list:
+        "One reply per conversation (with `keep_ids`: a dict of its text and token ids), from the model in this process."
+        from bazaarbatna.models import chat_generate
+        return chat_generate(self.model, self.tokenizer, convs, max_new_tokens=self.max_new_tokens,
+                             temperature=self.temperature, top_p=self.top_p, seed=seed, batch_size=self.batch_size,
+                             stop_at_json=self.stop_at_json, return_ids=self.keep_ids)
+
     def act_batch(self, observations: list[dict]) -> list:
         "One action per observation: a validated (guarded) dict, or the raw reply text when it does not parse."
-        from bazaarbatna.models import chat_generate
         if not observations: return []
         convs = [build_messages(self.arena, o, compact=self.compact) for o in observations]
         seed = None if self.seed is None else self.seed * 1_000_003 + self._calls
         self._calls += 1
-        replies = chat_generate(self.model, self.tokenizer, convs, max_new_tokens=self.max_new_tokens,
-                                temperature=self.temperature, top_p=self.top_p, seed=seed, batch_size=self.batch_size,
-                                stop_at_json=self.stop_at_json, return_ids=self.keep_ids)
+        replies = self.generate(convs, seed)   # another engine (vLLM in training) overrides `generate`
         if self.keep_ids:
             self.last_ids = [{k: r[k] for k in ("prompt_ids", "completion_ids")} for r in replies]
             replies = [r["text"] for r in replies]

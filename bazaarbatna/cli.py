@@ -53,7 +53,7 @@ def cmd_policies(args):
     return [{"arena": a, "policy": n, "description": d} for a in _arenas(args.arena) for n, d in list_policies(a).items()]
 
 def cmd_bench(args):
-    "Benchmarks: env steps/s, rollout batching, checkpoint overhead, seconds per GRPO step, server latency."
+    "Benchmarks: env steps/s, rollout batching, checkpoint overhead, seconds per GRPO step, 2 processes vs 1 and Ray vs the local pool, server latency."
     if args.what == "env":
         from bazaarbatna.arenas import get_arena
         res = {}
@@ -71,6 +71,9 @@ def cmd_bench(args):
     if args.what == "grpo":
         from bazaarbatna.train.pipeline import bench_grpo
         return bench_grpo(args.recipe, "market" if args.arena == "market" else "bazaar", steps=args.steps, threads=args.threads)
+    if args.what == "scaling":
+        from bazaarbatna.train.distributed import bench_scaling
+        return bench_scaling()
     if args.what == "server":
         from bazaarbatna.server import bench_server
         return bench_server(arena=args.arena if args.arena in ("bazaar", "market") else "bazaar", seconds_cap=max(args.seconds, 5.0))
@@ -89,7 +92,7 @@ def cmd_eval(args):
     tasks = list(list_tasks(args.arena)) if args.tasks == "all" else args.tasks.split(",")
     pols = list(list_policies(args.arena)) if args.policies == "all" else args.policies.split(",")
     res = run_eval(args.arena, tasks, pols, seeds, args.out, workers=args.workers, progress=not args.json,
-                   transcripts=args.transcripts if args.transcripts in ("all", "none") else int(args.transcripts))
+                   transcripts=args.transcripts if args.transcripts in ("all", "none") else int(args.transcripts), backend=args.backend)
     if args.json: return res
     print(f"records: {args.out}\n")
     return display_rows(res["ranking"])
@@ -113,7 +116,9 @@ def cmd_train(args):
               recipe=args.recipe, threads=args.threads, hub_repo=args.hub_repo)
     if args.threads is not None and args.threads < 1: raise ValueError(f"--threads must be at least 1, got {args.threads}")
     if args.steps: kw["steps"] = args.steps
-    return run_pipeline(**kw)
+    from bazaarbatna.train.distributed import is_main_launch
+    res = run_pipeline(**kw)
+    return res if is_main_launch() else None   # under accelerate launch the main process prints the summary
 
 def demo_said(action, error: dict | None, width: int = 100) -> str:
     "One line for a demo step: the action the env took, or the refused reply with the error code."
@@ -221,13 +226,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seeds", default="eval", help="eval | eval:N (validation) | test:N | train:N | ranges like 100000-100004")
     s.add_argument("--out", required=True); s.add_argument("--workers", type=int)
     s.add_argument("--transcripts", default="all", help="all | none | K (the first K seeds)")
+    s.add_argument("--backend", default="local", choices=["local", "ray"],
+                   help="local: this machine's processes; ray: the Ray cluster at RAY_ADDRESS, or a local one (the distributed extra)")
     s = add("report", cmd_report, "rebuild tables, figures and transcripts from the records in DIR (an evaluation or a training record)")
     s.add_argument("dir"); s.add_argument("--out", help="where the report goes (default: DIR, or DIR/report for a training record)")
     s = add("seller-quality", cmd_seller_quality, "the bazaar seller-quality report")
     s.add_argument("--episodes", type=int, default=50); s.add_argument("--seed", type=int, default=0)
     s.add_argument("--seller", default="rule", choices=["rule", "llm"])
-    s = add("bench", cmd_bench, "benchmarks: env | rollout | checkpoint | grpo | server")
-    s.add_argument("what", choices=["env", "rollout", "checkpoint", "grpo", "server"])
+    s = add("bench", cmd_bench, "benchmarks: env | rollout | checkpoint | grpo | scaling | server")
+    s.add_argument("what", choices=["env", "rollout", "checkpoint", "grpo", "scaling", "server"])
     s.add_argument("--arena", default=None, choices=["bazaar", "market", "all"]); s.add_argument("--task")
     s.add_argument("--seconds", type=float, default=2.0, help="env: seconds per run; server: seconds per level (at least 5)")
     s.add_argument("--model", default="embedded")
@@ -272,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
 EXTRAS = {"train": ("torch", "transformers", "trl", "peft", "datasets", "accelerate", "gguf"),
           "server": ("openenv", "fastapi", "uvicorn", "httpx", "websockets"),
           "ui": ("ipywidgets", "voila"), "eval": ("matplotlib", "pettingzoo", "gymnasium"),
-          "unsloth": ("unsloth", "bitsandbytes")}   # each extra of pyproject.toml -> the modules it brings
+          "unsloth": ("unsloth", "bitsandbytes"), "distributed": ("ray",)}   # each extra of pyproject.toml -> the modules it brings
 COMMAND_EXTRAS = {"train": "train", "demo": "train", "headroom": "train", "serve": "server", "ui": "ui", "report": "eval"}   # the extra a command needs first
 
 def missing_extra(e: ImportError,          # what the command raised
@@ -314,3 +321,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bazaarbatna {args.command}: {e}", file=sys.stderr); return 2
     if res is not None: emit(res, args.json)
     return 0
+
+# %% ../nbs/90_cli.ipynb #b1377204
+if __name__ == "__main__" and "ipykernel" not in sys.modules: sys.exit(main())

@@ -16,11 +16,13 @@ from . import __version__
 from .arenas import get_arena, make_env, make_policy
 
 # %% auto #0
-__all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'VALID_SEEDS', 'TEST_SEEDS', 'SEED_RANGES', 'JSON_ERROR_CODES', 'RESULTS_FILE', 'METRICS',
-           'check_seed_split', 'seed_split', 'parse_seeds', 'refusal', 'run_episodes', 'run_episode', 'record_key',
-           'read_records', 'append_records', 'save_transcript', 'is_batched_policy', 'play_jobs', 'play_job',
-           'default_workers', 'run_tournament', 'bootstrap_ci', 'summarize_group', 'summarize', 'paired_difference',
-           'best_scripted', 'display_rows', 'format_table', 'markdown_table', 'rank_policies', 'summary_of', 'run_eval']
+__all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'VALID_SEEDS', 'TEST_SEEDS', 'SEED_RANGES', 'JSON_ERROR_CODES', 'RESULTS_FILE',
+           'BACKENDS', 'METRICS', 'check_seed_split', 'seed_split', 'parse_seeds', 'refusal', 'run_episodes',
+           'run_episode', 'record_key', 'read_records', 'append_records', 'save_transcript', 'is_batched_policy',
+           'play_jobs', 'play_job', 'default_workers', 'share_cores', 'run_tournament', 'play_jobs_shipped',
+           'write_shipped', 'EpisodeWorker', 'run_units_ray', 'bootstrap_ci', 'summarize_group', 'summarize',
+           'paired_difference', 'best_scripted', 'display_rows', 'format_table', 'markdown_table', 'rank_policies',
+           'summary_of', 'run_eval']
 
 # %% ../nbs/30_evaluate.ipynb #c3e0c582
 TRAIN_SEEDS = range(0, 100_000)        # seeds for building training data (expert traces, GRPO episodes)
@@ -249,14 +251,25 @@ def play_job(job: dict) -> dict:
     return play_jobs([job])[0]
 
 # %% ../nbs/30_evaluate.ipynb #be8a8bdd
+BACKENDS = ("local", "ray")   # where a tournament's episodes run: this machine's process pool, or a Ray cluster
+
 def default_workers() -> int:
     "Worker processes by default: min(2, cpu count)."
     return max(1, min(2, os.cpu_count() or 1))
 
+def share_cores(threads: int) -> None:
+    "A pool worker's initializer: its share of the cores for torch, so LLM workers do not oversubscribe the CPU."
+    os.environ["OMP_NUM_THREADS"] = str(threads)   # read by torch when this worker first imports it
+    if "torch" in sys.modules: sys.modules["torch"].set_num_threads(threads)   # a forked worker inherits the parent's torch
+
 def _pool(workers: int):
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else None)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    # Each worker's torch would otherwise start as many threads as the machine has cores; with several workers the
+    # threads outnumber the cores and spin against each other (an LLM tournament on 2 cores ran 6.6x slower than on
+    # Ray, whose 1-CPU actors get OMP_NUM_THREADS=1).
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=share_cores, initargs=(threads,))
 
 def run_tournament(arena: str,                 # arena name, e.g. "bazaar"
                    tasks=None,                 # task names; None = all tasks of the arena
@@ -268,9 +281,11 @@ def run_tournament(arena: str,                 # arena name, e.g. "bazaar"
                    transcripts="all",          # "all", "none", or k = keep transcripts of the first k seeds
                    policy_kwargs: dict | None = None,  # policy name -> keyword arguments for its factory
                    batch: int = 8,             # episodes played in lockstep by a batched (LLM) policy
+                   backend: str = "local",     # "local": this machine's processes; "ray": a Ray cluster (`run_units_ray`)
                   ) -> dict:                   # {"records": all records of these jobs, "new": count, "errors": [...]}
     "Play every (task, policy, seed) of `arena`, appending records to `out_dir/results.jsonl`; resumes."
     from tqdm.auto import tqdm
+    if backend not in BACKENDS: raise ValueError(f"unknown backend {backend!r}; choose one of {list(BACKENDS)}")
     a = get_arena(arena)
     tasks = list(a.TASKS) if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
     policies = list(a.POLICIES) if policies is None else [policies] if isinstance(policies, str) else list(policies)
@@ -305,7 +320,8 @@ def run_tournament(arena: str,                 # arena name, e.g. "bazaar"
         for r in ok: new.append(r); done[record_key(r)] = r
         bar.update(len(rs))
     try:
-        if workers == 1 or len(units) <= 1:
+        if backend == "ray": run_units_ray(units, out, take, workers)
+        elif workers == 1 or len(units) <= 1:
             for u in units: take(play_jobs(u))
         else:
             with _pool(min(workers, len(units))) as ex:
@@ -318,6 +334,77 @@ def run_tournament(arena: str,                 # arena name, e.g. "bazaar"
     finally: bar.close()
     keys = [(arena, j["task"], j["policy"], j["seed"]) for j in jobs]
     return {"records": [done[k] for k in keys if k in done], "new": len(new), "errors": errors}
+
+# %% ../nbs/30_evaluate.ipynb #291598f4
+def play_jobs_shipped(jobs: list[dict],  # one unit (`play_jobs`), whose `out_dir` may be on another machine
+                     ) -> tuple[list[dict], dict]:  # (its records, {transcript path relative to out_dir: text})
+    "`play_jobs` where the driver's disk may be out of reach: transcripts come back as text for the driver to write."
+    import shutil, tempfile
+    tmp = tempfile.mkdtemp(prefix="bb_unit_")
+    try:
+        recs, files = play_jobs([{**j, "out_dir": tmp} for j in jobs]), {}
+        for r in recs:
+            if r.get("transcript"):
+                stem = r["transcript"][:-len(".json")]
+                for ext in (".json", ".md"): files[stem + ext] = (Path(tmp) / (stem + ext)).read_text()
+        return recs, files
+    finally: shutil.rmtree(tmp, ignore_errors=True)
+
+def write_shipped(out_dir, files: dict) -> None:
+    "Write `play_jobs_shipped`'s transcripts under `out_dir`, each atomically (as `save_transcript` does)."
+    for rel, text in files.items():
+        p = Path(out_dir) / rel; p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(p.name + ".tmp"); tmp.write_text(text); os.replace(tmp, p)
+
+# %% ../nbs/30_evaluate.ipynb #ce7d181d
+class EpisodeWorker:
+    "A Ray actor that plays tournament units; its process keeps each LLM policy it builds, so one model per worker."
+    def play(self, jobs: list[dict]) -> tuple[list[dict], dict]: return play_jobs_shipped(jobs)
+    def models(self) -> list[str]: return [k[1] for k in _POLICY_CACHE]   # the batched policies this worker holds
+
+def _ray_chunks(units: list, cpus: int) -> list[list]:
+    "Scripted units grouped into about 4 tasks per CPU, each a list of units (a task runs them one after another)."
+    size = max(1, -(-len(units) // max(1, 4 * cpus)))
+    return [units[i:i + size] for i in range(0, len(units), size)]
+
+def _play_units(units: list[list[dict]]) -> tuple[list[dict], dict]:
+    "Several units in one Ray task: their records and transcripts together."
+    recs, files = [], {}
+    for u in units:
+        r, f = play_jobs_shipped(u); recs += r; files.update(f)
+    return recs, files
+
+def run_units_ray(units: list[list[dict]],  # `run_tournament`'s units: one scripted job, or a lockstep batch of an LLM policy
+                  out_dir,                  # where the driver writes transcripts
+                  take,                     # called with each batch of records as it arrives (appends, counts, moves the bar)
+                  workers: int | None = None,  # LLM actors (default: one per GPU of the cluster, at least one)
+                 ) -> None:
+    "Play `units` on a Ray cluster: scripted ones as tasks, LLM ones on one actor per worker (its model loaded once)."
+    import ray
+    if not ray.is_initialized(): ray.init(address=os.environ.get("RAY_ADDRESS") or None, include_dashboard=False, log_to_driver=False)
+    res = ray.cluster_resources()
+    gpus, cpus = int(res.get("GPU", 0)), int(res.get("CPU", 1))
+    llm = [u for u in units if is_batched_policy(u[0]["policy"])]
+    task = ray.remote(num_cpus=1)(_play_units)
+    pending = {task.remote(c): None for c in _ray_chunks([u for u in units if not is_batched_policy(u[0]["policy"])], cpus)}
+    queue, actors = list(llm), []
+    if queue:
+        n = max(1, min(len(queue), workers or gpus or 1))
+        Actor = ray.remote(num_cpus=1, num_gpus=1 if gpus else 0)(EpisodeWorker)
+        actors = [Actor.remote() for _ in range(n)]
+        for a in actors:
+            if queue: pending[a.play.remote(queue.pop(0))] = a
+    try:
+        while pending:
+            (ref,), _ = ray.wait(list(pending), num_returns=1)
+            actor = pending.pop(ref)
+            recs, files = ray.get(ref)
+            write_shipped(out_dir, files); take(recs)
+            if actor is not None and queue: pending[actor.play.remote(queue.pop(0))] = actor   # the freed actor takes the next unit
+        run_units_ray.last_actors = actors   # for the tests: the actors of the last run, and the models they hold
+    except BaseException:
+        for ref in pending: ray.cancel(ref)
+        raise
 
 # %% ../nbs/30_evaluate.ipynb #ced3e866
 def bootstrap_ci(x,                      # per-episode values
@@ -484,10 +571,11 @@ def run_eval(arena: str,                # "bazaar" or "market"
              transcripts="all",         # "all", "none", or keep the first k seeds' transcripts
              policy_kwargs: dict | None = None,  # policy name -> factory kwargs
              batch: int = 8,            # lockstep episodes for an LLM policy
+             backend: str = "local",    # "local" (processes here) or "ray" (a Ray cluster)
             ) -> dict:
     "Run (or resume) a tournament and write `summary.json`; returns the summary (rows, ranking, paired)."
     t0 = time.perf_counter()
-    res = run_tournament(arena, tasks, policies, seeds, out_dir, workers, progress, transcripts, policy_kwargs, batch)
+    res = run_tournament(arena, tasks, policies, seeds, out_dir, workers, progress, transcripts, policy_kwargs, batch, backend)
     summ = {"arena": arena, "out_dir": str(out_dir), "results": str(Path(out_dir) / RESULTS_FILE),
             **summary_of(res["records"]), "new_records": res["new"], "seconds": round(time.perf_counter() - t0, 2),
             "errors": [e["error"].strip().splitlines()[-1] for e in res["errors"]]}

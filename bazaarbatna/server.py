@@ -37,11 +37,11 @@ finally:
 
 # %% auto #0
 __all__ = ['MAX_SESSIONS', 'MAX_MESSAGE_BYTES', 'SESSION_TIMEOUT_S', 'MAX_TEXT_CHARS', 'ENV_VARS', 'MAX_SEED', 'ERRORS',
-           'NO_SESSION', 'CLIENTS', 'json_int', 'ArenaAction', 'action_model', 'ArenaObservation', 'ArenaState',
-           'observation_model', 'EpisodeError', 'ArenaEnvironment', 'environment_class', 'ErrorBody', 'ArenaServer',
-           'ResetBody', 'reset_body', 'SessionBody', 'SessionResult', 'HighlightBody', 'arena_router',
-           'LimitMiddleware', 'create_app', 'serve', 'ServerThread', 'ServerError', 'ArenaClient', 'BazaarEnv',
-           'MarketEnv', 'bench_server']
+           'NO_SESSION', 'REPLICA_HEADER', 'REPLICA_COOKIE', 'CLIENTS', 'json_int', 'ArenaAction', 'action_model',
+           'ArenaObservation', 'ArenaState', 'observation_model', 'EpisodeError', 'ArenaEnvironment',
+           'environment_class', 'ErrorBody', 'ArenaServer', 'ResetBody', 'reset_body', 'SessionBody', 'SessionResult',
+           'HighlightBody', 'arena_router', 'LimitMiddleware', 'ReplicaMiddleware', 'replica_name', 'create_app',
+           'serve', 'ServerThread', 'ServerError', 'ArenaClient', 'BazaarEnv', 'MarketEnv', 'bench_server']
 
 # %% ../nbs/60_server.ipynb #b0b9cff0
 MAX_SESSIONS = 64               # open sessions (WebSocket + HTTP) across both arenas
@@ -49,7 +49,8 @@ MAX_MESSAGE_BYTES = 64 * 1024   # largest HTTP body or WebSocket message accepte
 SESSION_TIMEOUT_S = 600.0       # an HTTP session idle this long is closed
 MAX_TEXT_CHARS = 8000           # longest raw model reply accepted in an action's `text`
 ENV_VARS = {"max_sessions": "BAZAARBATNA_MAX_SESSIONS", "max_message_bytes": "BAZAARBATNA_MAX_MESSAGE_BYTES",
-            "session_timeout_s": "BAZAARBATNA_SESSION_TIMEOUT_S", "arenas": "BAZAARBATNA_ARENAS"}
+            "session_timeout_s": "BAZAARBATNA_SESSION_TIMEOUT_S", "arenas": "BAZAARBATNA_ARENAS",
+            "replica": "BAZAARBATNA_REPLICA"}   # this server's name among replicas (default: the host name)
 
 # %% ../nbs/60_server.ipynb #2d942ecb
 def _integral(v):
@@ -296,7 +297,7 @@ class ArenaServer(HTTPEnvServer):
         if not sid: raise HTTPException(409, NO_SESSION)
         env = self._sessions.get(sid, KeyError)
         if env is KeyError:
-            raise HTTPException(404, f"unknown session_id {sid!r:.80}: never opened here, closed, or idle longer than "
+            raise HTTPException(404, f"unknown session_id {sid!r:.80}: never opened here (replica {self.pool.get('replica')!r}), closed, or idle longer than "
                                      f"{self._session_idle_timeout_s}s; POST /{self.arena}/reset without session_id opens a new one")
         if sid not in self.http_sessions:
             raise HTTPException(409, f"session {sid!r} belongs to a WebSocket connection; HTTP cannot act on it. "
@@ -483,6 +484,29 @@ class LimitMiddleware:
         await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
 
+# %% ../nbs/60_server.ipynb #5ae3e770
+REPLICA_HEADER, REPLICA_COOKIE = "X-BazaarBATNA-Replica", "bazaarbatna_replica"
+
+class ReplicaMiddleware:
+    "ASGI middleware: every HTTP answer names this replica in a header and a cookie (what a sticky balancer routes by)."
+    def __init__(self, app, name: str): self.app, self.name = app, name
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http": return await self.app(scope, receive, send)
+        extra = [(REPLICA_HEADER.lower().encode(), self.name.encode()),
+                 (b"set-cookie", f"{REPLICA_COOKIE}={self.name}; Path=/; SameSite=Lax".encode())]
+        async def named(m):
+            if m["type"] == "http.response.start": m = {**m, "headers": list(m.get("headers") or []) + extra}
+            await send(m)
+        return await self.app(scope, receive, named)
+
+def replica_name(name: str | None = None) -> str:
+    "This replica's name: `name`, else `BAZAARBATNA_REPLICA`, else the host name; letters, digits, '.', '_' and '-' only."
+    import re
+    name = name or os.environ.get(ENV_VARS["replica"]) or socket.gethostname()
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", name): raise ValueError(f"replica name {name!r}: use 1-64 letters, digits, '.', '_' or '-' (it goes into a header and a cookie)")
+    return name
+
 # %% ../nbs/60_server.ipynb #d200a837
 def _json_safe(x):
     "`x` with non-finite floats as strings, so an error that echoes a NaN input still renders as JSON."
@@ -504,6 +528,7 @@ def create_app(arenas: tuple = None,                 # arenas to serve; the firs
                max_sessions: int = None,              # open sessions across arenas (default MAX_SESSIONS)
                max_message_bytes: int = None,         # largest HTTP body / WebSocket message (default MAX_MESSAGE_BYTES)
                session_timeout_s: float = None,       # idle HTTP sessions are closed after this (default SESSION_TIMEOUT_S)
+               replica: str = None,                   # this server's name among replicas (`replica_name`)
               ) -> FastAPI:
     "The FastAPI app serving the arenas the OpenEnv way, plus /tasks, /score and /highlight."
     from bazaarbatna import __version__
@@ -516,21 +541,22 @@ def create_app(arenas: tuple = None,                 # arenas to serve; the firs
                   description="The bazaar and the GPU market as OpenEnv environments. WebSocket sessions at /{arena}/ws; "
                               "per-session HTTP at /{arena}/reset|step|state|close; the first arena is also served at the root. "
                               "Every 4xx body is {\"detail\": ...} naming the problem.")
-    pool = {"max": max_sessions, "servers": []}
+    replica = replica_name(replica)
+    pool = {"max": max_sessions, "servers": [], "replica": replica}
     servers = {a: ArenaServer(a, pool, session_timeout_s) for a in arenas}
     app.state.servers, app.state.pool, app.state.limits = servers, pool, {"max_sessions": max_sessions, "max_message_bytes": max_message_bytes, "session_timeout_s": session_timeout_s}
     own = {"/", "/health", "/tasks", "/score"}
 
     @app.get("/", tags=["BazaarBATNA"], summary="Index of arenas and routes")
     async def index() -> dict:
-        return {"name": "bazaarbatna", "version": __version__, "default_arena": arenas[0],
+        return {"name": "bazaarbatna", "version": __version__, "default_arena": arenas[0], "replica": replica,
                 "arenas": {a: {"ws": f"/{a}/ws", "reset": f"/{a}/reset", "step": f"/{a}/step", "state": f"/{a}/state",
                                "schema": f"/{a}/schema", "tasks": f"/{a}/tasks", "score": f"/{a}/score"} for a in arenas},
                 "limits": app.state.limits, "errors": {str(k): v for k, v in ERRORS.items()}}
 
     @app.get("/health", tags=["Health"], summary="Health and session counts")
     async def health() -> dict:
-        return {"status": "healthy", "sessions": sum(len(s._sessions) for s in servers.values()), "max_sessions": max_sessions,
+        return {"status": "healthy", "replica": replica, "sessions": sum(len(s._sessions) for s in servers.values()), "max_sessions": max_sessions,
                 "arenas": {a: len(s._sessions) for a, s in servers.items()}}
 
     @app.get("/tasks", tags=["BazaarBATNA"], responses=_doc(404), summary="Tasks of every arena (or one: ?arena=)")
@@ -552,6 +578,7 @@ def create_app(arenas: tuple = None,                 # arenas to serve; the firs
     app.include_router(root)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_middleware(LimitMiddleware, max_bytes=max_message_bytes)
+    app.add_middleware(ReplicaMiddleware, name=replica)
     return app
 
 def __getattr__(name):

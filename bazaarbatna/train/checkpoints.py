@@ -50,7 +50,7 @@ class CurveLogger(TrainerCallback):
     def records(self) -> list: return read_json(self.path, [])
 
     def on_step_begin(self, args, state, control, **kw):
-        if self._started: return
+        if self._started or not state.is_world_process_zero: return   # one process writes the curve (the others never start)
         self._started, self._t = True, time.time()
         recs = self.records()
         if state.global_step > 0:  # resumed: drop what was logged after the checkpoint
@@ -241,22 +241,36 @@ class StepCheckpointer(TrainerCallback):
         t0 = time.perf_counter()
         self.wait()                      # one write at a time, in step order
         tr, step = self.trainer, self.trainer.state.global_step
+        acc = tr.accelerator             # several processes: each writes its part into one staging folder, the main one renames it
         out = Path(tr.args.output_dir); out.mkdir(parents=True, exist_ok=True)
-        stage = out / f".staging-{os.getpid()}"
-        shutil.rmtree(stage, ignore_errors=True)
+        stage = out / f".staging-{self._staging_id()}"
+        if acc.is_main_process: shutil.rmtree(stage, ignore_errors=True)
+        acc.wait_for_everyone()
         real, pending = tr.args.output_dir, []
         tr.args.output_dir = str(stage)  # `_save_checkpoint` writes under args.output_dir
         try:
             with _lean_save(tr), (_deferred_writes(pending, self._copies) if self.background else nullcontext()):
                 tr._save_checkpoint(tr.model, trial=None)
         finally: tr.args.output_dir = real
-        if self.background:
+        if self.background and acc.num_processes == 1:
             import threading
             self._writer = threading.Thread(target=self._finish_in_thread, args=(pending, out, stage, step), name=f"checkpoint-{step}")
             self._writer.start()
-        else: self._finish(pending, out, stage, step)
+        else:
+            acc.wait_for_everyone()      # every rank's files (its RNG state, its shard) are staged
+            if acc.is_main_process: self._finish(pending, out, stage, step)
+            acc.wait_for_everyone()      # ... and the checkpoint is in place before any rank goes on
         self.save_seconds.append(time.perf_counter() - t0)
         return out / f"checkpoint-{step}"
+
+    def _staging_id(self) -> int:
+        "The staging folder's number: this process's id; under several processes the main process's, so all ranks write into one folder."
+        if getattr(self, "_sid", None) is None:
+            self._sid = os.getpid()
+            if self.trainer.accelerator.num_processes > 1:
+                from accelerate.utils import broadcast_object_list
+                self._sid = broadcast_object_list([self._sid])[0]
+        return self._sid
 
     def _finish_in_thread(self, *a):
         try: self._finish(*a)
@@ -331,6 +345,9 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
         raise ValueError(f"{out} holds checkpoints of an earlier run ({', '.join(p.name for p in old)}): resume=True continues "
                          "that run; to start over, use another output folder or remove them")
     ck = StepCheckpointer(trainer, keep=keep, hub_repo=hub_repo, background=background)
+    if trainer.accelerator.num_processes > 1:   # several processes: check every step that the ranks hold the same weights
+        from bazaarbatna.train.distributed import RankSync
+        if RankSync.applies(trainer): trainer.add_callback(RankSync(trainer))   # before the curve: it adds its columns to the log
     trainer.add_callback(CurveLogger(curve_path(curve_dir or out, stage), stage, extra))
     trainer.add_callback(ck)
     last = latest_checkpoint(out) if resume else None
@@ -349,6 +366,8 @@ def save_adapter(trainer,            # a trained transformers/TRL trainer
                  **meta) -> str:     # more to note beside it (stage, arenas)
     "Save a stage's final adapter and tokenizer, with a note of the prompts it was trained on (`agents.write_prompt_style`)."
     from bazaarbatna.agents import write_prompt_style
-    trainer.save_model(str(folder)); tokenizer.save_pretrained(str(folder))
-    write_prompt_style(folder, compact, **meta)
+    trainer.save_model(str(folder))   # the main process writes (every process takes part under FSDP/ZeRO-3)
+    if trainer.accelerator.is_main_process:
+        tokenizer.save_pretrained(str(folder)); write_prompt_style(folder, compact, **meta)
+    trainer.accelerator.wait_for_everyone()   # whole on disk before any rank reads it (the next stage starts from it)
     return str(folder)

@@ -94,6 +94,7 @@ def episode_advantages(groups: list,            # per group, per episode: the re
                        scale: str = "group",    # "group", "batch" or "none" (TRL's `scale_rewards`)
                        kind: str = "episode",   # "episode" (the episode return), "reward_to_go" or "placebo" (a control)
                        eps: float = 1e-4,
+                       batch_sd: float | None = None,  # scale "batch": the std of the whole batch's returns when it spans several processes
                        seed: int = 0,           # "placebo": the seed of its shuffles
                       ) -> list:                # per group, per episode, per decision: the advantage
     """Each decision's advantage: its episode's return (or its reward-to-go) minus the group's mean, over the chosen std.
@@ -103,7 +104,7 @@ def episode_advantages(groups: list,            # per group, per episode: the re
     if kind not in ADVANTAGES: raise ValueError(f"unknown advantage {kind!r}; choose one of {list(ADVANTAGES)}")
     rng = random.Random(seed)
     returns = [[sum(ep) for ep in g] for g in groups]
-    batch_sd = _std([r for g in returns for r in g])
+    if batch_sd is None: batch_sd = _std([r for g in returns for r in g])
     out = []
     for g, rets in zip(groups, returns):
         sd = 1.0 if scale == "none" else (_std(rets) if scale == "group" else batch_sd) + eps
@@ -185,11 +186,12 @@ def episode_batch(groups: list,          # `play_groups` output: per group, its 
                   scale: str = "group",  # advantage scaling (`episode_advantages`)
                   kind: str = "episode", # advantage kind (`episode_advantages`)
                   pad_id: int = 0,       # the tokenizer's padding id
+                  batch_sd: float | None = None,  # scale "batch" over several processes: the std of every rank's returns
                   seed: int = 0,         # the placebo's shuffles (`episode_advantages`)
                  ) -> dict:
     "The GRPO batch of the groups' model replies: token tensors, masks and one advantage per reply (zero ones dropped)."
     import torch
-    adv = episode_advantages([[[s["reward"] for s in ep["steps"]] for ep in g] for g in groups], scale, kind, seed=seed)
+    adv = episode_advantages([[[s["reward"] for s in ep["steps"]] for ep in g] for g in groups], scale, kind, batch_sd=batch_sd, seed=seed)
     rows = [(s["prompt_ids"], s["completion_ids"], a) for g, ag in zip(groups, adv) for ep, ae in zip(g, ag)
             for s, a in zip(ep["steps"], ae) if s.get("completion_ids")]
     if not rows: raise ValueError("no model replies in these episodes: play them with LLMPolicy(keep_ids=True)")
@@ -221,6 +223,8 @@ def episode_trainer_class():
             "The batched policies that play each arena (the model in training behind them), how episodes are scored, and the backward's chunk size."
             if advantage not in ADVANTAGES: raise ValueError(f"unknown advantage {advantage!r}; choose one of {list(ADVANTAGES)}")
             if not is_count(rows_per_backward): raise ValueError(f"rows_per_backward must be a whole number >= 1, got {rows_per_backward!r}")
+            from bazaarbatna.train.distributed import check_episode_backend
+            check_episode_backend(self.accelerator)   # several processes: DDP or ZeRO-1/2 (see the scaling chapter)
             self.episode_policies, self.advantage, self.max_episode_steps, self.sampling_seed = policies, advantage, max_steps, sampling_seed
             self.rows_per_backward = rows_per_backward
             self.played = []   # the last step's groups (their records), for inspection
@@ -246,12 +250,17 @@ def episode_trainer_class():
             "This step's seed for sampling and the placebo's shuffles: fixed by the run's seed and the step, so a resumed run replays it."
             return self.sampling_seed * 1_000_003 + self.state.global_step
 
+        def rank_seed(self) -> int:
+            """This process's seed for the step: `step_seed()` offset by the rank, so each process samples its own episodes and
+            shuffles its own placebo groups independently (as one process drawing every group would); with one process it *is* `step_seed()`."""
+            return self.step_seed() + 100_003 * self.accelerator.process_index
+
         def play(self, rows: list) -> list:
             "Every row's group of episodes, one arena at a time, sampled with a seed fixed by the step (a resumed run replays it)."
             groups = []
             for ar in dict.fromkeys(r["arena"] for r in rows):
                 pol = self.episode_policies[ar]
-                pol.seed, pol._calls = self.step_seed(), 0
+                pol.seed, pol._calls = self.rank_seed(), 0   # each rank its own draws
                 groups += play_groups(ar, [r for r in rows if r["arena"] == ar], pol, self.num_generations, self.max_episode_steps)
             return groups
 
@@ -259,8 +268,12 @@ def episode_trainer_class():
             G, mode = self.num_generations, "train" if self.model.training else "eval"
             groups = self.play(inputs[::G])   # TRL's sampler repeats each row G times in a row
             self.played = groups
-            batch = episode_batch(groups, self.scale_rewards, self.advantage, self._tokenizer.pad_token_id,
-                                  seed=self.step_seed())
+            batch_sd = None
+            if self.scale_rewards == "batch" and self.accelerator.num_processes > 1:   # the std over every rank's episodes
+                from accelerate.utils import gather_object
+                batch_sd = _std(gather_object([sum(s["reward"] for s in e["steps"]) for g in groups for e in g]))
+            batch = episode_batch(groups, self.scale_rewards, self.advantage, self._tokenizer.pad_token_id, batch_sd,
+                                  seed=self.rank_seed())
             dev = self.accelerator.device
             batch = {k: v.to(dev) for k, v in batch.items()}
             batch["num_items_in_batch"] = self.accelerator.gather(batch["completion_mask"].sum()).sum()
@@ -281,22 +294,29 @@ def episode_trainer_class():
             return batch
 
         def _log_episodes(self, groups, batch, mode):
-            "Metrics of the step's episodes, logged with TRL's (and so written to the curve file)."
+            "Metrics of the step's episodes (every rank's, gathered), logged with TRL's (and so written to the curve file)."
+            from accelerate.utils import gather_object
             from bazaarbatna.evaluate import JSON_ERROR_CODES
-            by_group = [[sum(s["reward"] for s in e["steps"]) for e in g] for g in groups]
-            eps, rets = [e for g in groups for e in g], [r for g in by_group for r in g]
-            steps = [s for e in eps for s in e["steps"]]
+            mine = {"groups": [[(e["task"], sum(s["reward"] for s in e["steps"]), bool(e["deal"]), len(e["steps"]),
+                                 sum(s.get("error") is None for s in e["steps"]), sum(s.get("error") not in JSON_ERROR_CODES for s in e["steps"]))
+                                for e in g] for g in groups],
+                    "replies": batch["advantages"].numel(), "tokens": batch["completion_mask"].sum().item()}
+            ranks = gather_object([mine])   # one process: [mine]
+            by_group = [[e[1] for e in g] for r in ranks for g in r["groups"]]
+            eps = [e for r in ranks for g in r["groups"] for e in g]
+            rets, n_steps, replies = [e[1] for e in eps], sum(e[3] for e in eps), sum(r["replies"] for r in ranks)
             M = self._metrics[mode]
             M["reward"].append(sum(rets) / len(rets)); M["reward_std"].append(_std(rets))
             M["rewards/episode_return/mean"].append(sum(rets) / len(rets))
             M["frac_reward_zero_std"].append(sum(_std(g) == 0 for g in by_group) / len(by_group))
-            M["env/deal_rate"].append(sum(bool(e["deal"]) for e in eps) / len(eps))
-            M["env/decisions"].append(len(steps) / len(eps))
-            M["env/valid_action"].append(sum(s.get("error") is None for s in steps) / max(1, len(steps)))
-            M["env/valid_json"].append(sum(s.get("error") not in JSON_ERROR_CODES for s in steps) / max(1, len(steps)))
-            M["env/trained_replies"].append(batch["advantages"].numel())
-            M["completions/mean_length"].append(batch["completion_mask"].sum(1).float().mean().item())
-            for e, r in zip(eps, rets): M[f"return/{e['task']}"].append(r)
+            M["env/deal_rate"].append(sum(e[2] for e in eps) / len(eps))
+            M["env/decisions"].append(n_steps / len(eps))
+            M["env/valid_action"].append(sum(e[4] for e in eps) / max(1, n_steps))
+            M["env/valid_json"].append(sum(e[5] for e in eps) / max(1, n_steps))
+            M["env/trained_replies"].append(replies)
+            M["env/groups"].append(len(by_group))
+            M["completions/mean_length"].append(sum(r["tokens"] for r in ranks) / max(1, replies))
+            for e in eps: M[f"return/{e[0]}"].append(e[1])
 
     _EPISODE_TRAINER = EpisodeGRPOTrainer
     return EpisodeGRPOTrainer
@@ -542,11 +562,12 @@ def _with_checkpoint_adapter(m, peft_cfg, checkpoint):
     return m
 
 def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step, temperature, scale_rewards, beta, n_seeds,
-                     compact, resume, keep, hub_repo, seed, kw, tasks, max_per_episode, continuation, on_policy_states, last_rounds,
-                     recollect_every, vllm) -> dict:
+                     compact, resume, keep, hub_repo, seed, kw, vllm, tasks, max_per_episode, continuation, on_policy_states, last_rounds,
+                     recollect_every) -> dict:
     "Decision-mode GRPO (see `train_grpo`): scored single replies, in rounds of states."
     from trl import GRPOConfig, GRPOTrainer
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, latest_checkpoint, checkpoint_step
+    from bazaarbatna.train.profiles import vllm_args
     rounds = recollection_rounds(steps, recollect_every, on_policy_states, beta)
     stage_dir = out / "grpo"
     def policies(model):   # the model as a batched policy with the prompts and reply limit it trains on
@@ -563,7 +584,7 @@ def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_ste
         if not states: raise ValueError(f"no training states: no episode of {n_seeds} seeds reaches the last {last_rounds} round(s); use more seeds or a larger last_rounds")
         n_states.append(len(states))
         args = GRPOConfig(output_dir=str(stage_dir), max_steps=end, num_generations=G, max_completion_length=p.max_completion_len,
-                          temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), use_vllm=vllm, seed=seed, lr_scheduler_type="constant",
+                          temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), **vllm_args(vllm, p), seed=seed, lr_scheduler_type="constant",
                           **kw, **checkpoint_args())
         reward = EnvReward(states, G, continuation)
         tr = GRPOTrainer(model=m, reward_funcs=[reward], args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
@@ -623,7 +644,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
               ) -> dict:
     "GRPO on live-env rewards (whole episodes by default); returns a summary dict."
     from bazaarbatna.models import end_of_turn_ids
-    from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, grpo_uses_vllm, vllm_available
+    from bazaarbatna.train.profiles import get_profile, trainer_kwargs, load_for_training, Profile, detect_hardware, vllm_plan, vllm_available
     if mode not in (EPISODE, DECISION): raise ValueError(f"unknown GRPO mode {mode!r}; choose {EPISODE!r} or {DECISION!r}")
     check_sampling(temperature, scale_rewards, beta)
     for name, v in (("steps", steps), ("prompts_per_step", prompts_per_step), ("n_seeds", n_seeds)):
@@ -640,35 +661,38 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     G = num_generations or p.num_generations
     m, tok, peft_cfg = load_for_training(p, model, adapter=adapter)
     m.generation_config.eos_token_id = end_of_turn_ids(tok)  # stop at every end-of-turn token
-    vllm = mode == DECISION and grpo_uses_vllm(p, detect_hardware(), vllm_available())
-    if p.use_vllm and not vllm:
-        why = "episode mode generates through LLMPolicy" if mode == EPISODE else "this machine lacks it (not installed, or no CUDA)"
-        print(f"[bazaarbatna grpo] profile {p.name} asks for vLLM: {why}; generating with transformers", file=sys.stderr, flush=True)
+    vllm, why = vllm_plan(p, detect_hardware(), vllm_available())   # "none", "colocate" or "server" (the profiles chapter)
+    if p.use_vllm or p.vllm_server: print(f"[bazaarbatna grpo] rollouts: {vllm if vllm != 'none' else 'transformers'} ({why})", file=sys.stderr, flush=True)
     kw = trainer_kwargs(p); kw["per_device_train_batch_size"] = G * prompts_per_step; kw["learning_rate"] = learning_rate
     run = dict(out=Path(out_dir), m=m, tok=tok, peft_cfg=peft_cfg, p=p, G=G, arenas=tuple(arenas), steps=steps, prompts_per_step=prompts_per_step,
                temperature=temperature, scale_rewards=scale_rewards, beta=beta, n_seeds=n_seeds, compact=compact, resume=resume, keep=keep,
-               hub_repo=hub_repo, seed=seed, kw=kw)
+               hub_repo=hub_repo, seed=seed, kw=kw, vllm=vllm)
     if mode == EPISODE: return _train_episodes(**run, mix=mix, advantage=advantage, max_episode_steps=max_episode_steps, rows_per_backward=rows_per_backward)
     return _train_decisions(**run, tasks=tasks, max_per_episode=max_per_episode, continuation=continuation, on_policy_states=on_policy_states,
-                            last_rounds=last_rounds, recollect_every=recollect_every, vllm=vllm)
+                            last_rounds=last_rounds, recollect_every=recollect_every)
 
 GRPO_SEED_OFFSET = 1000   # GRPO's training seeds start here in TRAIN_SEEDS, apart from the seeds SFT learned from
 
 def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step, temperature, scale_rewards, beta, n_seeds,
-                    compact, resume, keep, hub_repo, seed, kw, mix, advantage, max_episode_steps, rows_per_backward=32) -> dict:
+                    compact, resume, keep, hub_repo, seed, kw, vllm, mix, advantage, max_episode_steps, rows_per_backward=32) -> dict:
     "Episode-mode GRPO (see `train_grpo`)."
     from datasets import Dataset
     from trl import GRPOConfig
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, checkpoint_step
+    from bazaarbatna.train.profiles import vllm_args
+    from bazaarbatna.train.distributed import VLLMPolicy
     stage_dir = out / "grpo"
-    rows = episode_rows(mix, steps * prompts_per_step, TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + n_seeds], seed=seed, compact=compact)
     args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,
                       temperature=temperature, scale_rewards=scale_rewards, beta=float(beta), seed=seed, lr_scheduler_type="constant",
+                      **vllm_args(vllm, p), **({"vllm_importance_sampling_correction": False} if vllm != "none" else {}),   # (the scaling chapter)
                       **kw, **checkpoint_args())
+    # a step takes `prompts_per_step` groups on each process (`args.world_size` of them under accelerate launch)
+    rows = episode_rows(mix, steps * prompts_per_step * args.world_size, TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + n_seeds], seed=seed, compact=compact)
     tr = episode_trainer_class()(model=m, reward_funcs=[episode_return], args=args, train_dataset=Dataset.from_list(rows),
                                  processing_class=tok, peft_config=peft_cfg)
-    tr.setup_episodes({ar: LLMPolicy(ar, model=tr.model, tokenizer=tok, temperature=temperature, top_p=1.0, max_new_tokens=p.max_completion_len,
-                                     compact=compact, batch_size=G * prompts_per_step, keep_ids=True) for ar in arenas},
+    Policy, on = (LLMPolicy, {}) if vllm == "none" else (VLLMPolicy, {"trainer": tr})   # vLLM: the trainer's engine generates
+    tr.setup_episodes({ar: Policy(ar, model=tr.model, tokenizer=tok, temperature=temperature, top_p=1.0, max_new_tokens=p.max_completion_len,
+                                  compact=compact, batch_size=G * prompts_per_step, keep_ids=True, **on) for ar in arenas},
                       advantage, max_episode_steps, sampling_seed=seed, rows_per_backward=rows_per_backward)
     t0 = time.time()
     train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
@@ -678,4 +702,4 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
             "curve": str(curve_path(out, "grpo")), "profile": p.name, "num_generations": G, "groups_per_step": prompts_per_step,
             "tasks": mix, "n_seeds": n_seeds, "groups": trained_groups(rows),
             "temperature": temperature, "scale_rewards": scale_rewards, "advantage": advantage,
-            "beta": beta, "vllm": False, "seed": seed}
+            "beta": beta, "vllm": vllm, "seed": seed}

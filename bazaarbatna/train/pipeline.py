@@ -288,6 +288,8 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
                 ) -> dict:
     "Run SFT, [DAgger,] and GRPO with per-step checkpoints, then evaluate; returns a summary dict."
     from bazaarbatna.train.profiles import get_profile
+    from bazaarbatna.train.distributed import is_main_launch, launch_world
+    main = is_main_launch()   # under accelerate launch: every process trains, the main one alone evaluates and writes the records
     if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
     if threads:
         import torch; torch.set_num_threads(threads)
@@ -303,7 +305,9 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
     res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
            "out_dir": str(out), "compact": compact, "seed": seed, "versions": library_versions(), "cpu_count": os.cpu_count(),
            "recipe_settings": rec}   # the recipe as it was read: a committed run says what made it
-    def say(msg): print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
+    def say(msg):
+        if main: print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
+    if launch_world() > 1: res["processes"] = launch_world()
     sft_dir, dagger_dir, grpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo"))
     sr, dg = rec.get("sft", {}), rec.get("dagger")
     imitation = dict(model=model, profile=p, arenas=arenas, n_seeds=sr.get("n_seeds", 8), resume=resume, hub_repo=hub_repo,
@@ -338,6 +342,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
                                  temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
                                  on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0),
                                  recollect_every=g.get("recollect_every"), seed=seed)
+    if not main: return res   # the others' part is done: the evaluation, the dashboard and pipeline.json are the main process's
     if stage in ("eval", "all"):
         models = {"base": model}
         if sft_dir.exists(): models["sft"] = str(sft_dir)

@@ -10,10 +10,10 @@ import importlib.util
 from dataclasses import dataclass, field, asdict, replace
 
 # %% auto #0
-__all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'TRACKER_PROJECT', 'Profile', 'Hardware', 'select_profile',
+__all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'TRACKER_PROJECT', 'VLLM_MODES', 'Profile', 'Hardware', 'select_profile',
            'detect_hardware', 'check_profile_setting', 'get_profile', 'tracker_kwargs', 'trainer_kwargs',
-           'checkpointing_args', 'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_available',
-           'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
+           'checkpointing_args', 'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_plan', 'vllm_args',
+           'vllm_available', 'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class Profile:
     num_generations: int = 4          # GRPO group size
     gradient_checkpointing: bool = False
     use_vllm: bool = False            # GRPO generation through vLLM (colocated)
+    vllm_server: str = ""             # GRPO generation on a running `vllm serve` ("http://host:8000"); "": none
     use_unsloth: bool = True          # use unsloth's FastLanguageModel when CUDA and unsloth are available
     model: str = "embedded"           # default model for the profile
     learning_rate: float = 2e-4       # SFT learning rate (GRPO uses a tenth of it)
@@ -180,6 +181,33 @@ def preload_unsloth(profile="auto") -> bool:
     import unsloth  # noqa: F401
     return True
 
+# %% ../../nbs/50_train_profiles.ipynb #2bae8df4
+VLLM_MODES = ("none", "colocate", "server")   # transformers in each process; a vLLM engine in each process; a vLLM server
+
+def vllm_plan(p: Profile,      # the profile: `use_vllm`, `vllm_server`, `device`
+              hw: Hardware,    # the machine the trainer runs on
+              vllm_ok: bool,   # is vLLM importable here?
+             ) -> tuple[str, str]:  # (one of `VLLM_MODES`, why)
+    "How GRPO generates its rollouts, and why (pure)."
+    gpu = hw.cuda and p.device == "cuda"
+    if p.vllm_server:   # asked for by name: a missing piece is an error, not a quiet fallback
+        if not gpu: raise ValueError(f"profile {p.name} names a vLLM server ({p.vllm_server}); the trainer pushes its weights to it over NCCL, which needs a CUDA GPU on the trainer too")
+        if not vllm_ok: raise ValueError(f"profile {p.name} names a vLLM server ({p.vllm_server}); TRL's client for it needs vllm installed here too: pip install vllm")
+        return "server", f"the vLLM server at {p.vllm_server} generates; the trainer pushes its weights to it after every step"
+    if not p.use_vllm: return "none", f"profile {p.name} does not ask for vLLM (use_vllm = false)"
+    if not gpu: return "none", "vLLM needs a CUDA GPU"
+    if tuple(hw.capability) < (7, 0): return "none", f"vLLM needs compute capability 7.0 or newer; {hw.gpu_name or 'this GPU'} has {hw.capability[0]}.{hw.capability[1]}"
+    if not vllm_ok: return "none", "vLLM is not installed (pip install vllm)"
+    return "colocate", "a vLLM engine inside each training process shares its GPU; the weights are loaded into it after every step"
+
+def vllm_args(mode: str,     # `vllm_plan`'s mode
+              p: Profile,    # the profile (its `vllm_server`)
+             ) -> dict:      # kwargs for `GRPOConfig`
+    "TRL's `GRPOConfig` settings for a `vllm_plan` mode."
+    if mode not in VLLM_MODES: raise ValueError(f"unknown vLLM mode {mode!r}; choose one of {list(VLLM_MODES)}")
+    if mode == "none": return {"use_vllm": False}
+    return {"use_vllm": True, "vllm_mode": mode, **({"vllm_server_base_url": p.vllm_server} if mode == "server" else {})}
+
 # %% ../../nbs/50_train_profiles.ipynb #405bc25e
 def vllm_available() -> bool:
     "Is vLLM installed? (checked without importing it)"
@@ -189,8 +217,8 @@ def grpo_uses_vllm(p: Profile,      # the profile
                    hw: Hardware,    # the machine
                    vllm_ok: bool,   # is vLLM importable?
                   ) -> bool:
-    "Whether GRPO generates through vLLM (colocated) rather than transformers' `generate` (pure)."
-    return p.use_vllm and hw.cuda and vllm_ok
+    "Whether GRPO generates through vLLM (colocated or a server) rather than transformers' `generate` (pure; `vllm_plan` says how)."
+    return vllm_plan(p, hw, vllm_ok)[0] != "none"
 
 # %% ../../nbs/50_train_profiles.ipynb #e0012f2b
 def lora_layer_indices(p: Profile, n_layers: int | None) -> list[int] | None:
