@@ -280,7 +280,9 @@ def bench_tournament_backends(workers: int = 2,
                               llm: bool = True,                  # also time the embedded LLM's tournament
                               out_dir=None) -> list[dict]:
     "Wall seconds of the same tournaments on the local process pool and on a local Ray instance with `workers` CPUs."
-    import tempfile, ray
+    import tempfile
+    try: import ray
+    except ImportError: raise ImportError("the Ray half of this bench needs the distributed extra: pip install 'bazaarbatna[distributed]'") from None
     from bazaarbatna.evaluate import run_tournament
     d = Path(out_dir or tempfile.mkdtemp(prefix="bench_ray_"))
     jobs = [("scripted: every bazaar task and policy", dict(arena="bazaar", seeds=scripted_seeds))]
