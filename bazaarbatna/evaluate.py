@@ -18,11 +18,11 @@ from .arenas import get_arena, make_env, make_policy
 # %% auto #0
 __all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'VALID_SEEDS', 'TEST_SEEDS', 'SEED_RANGES', 'JSON_ERROR_CODES', 'RESULTS_FILE',
            'BACKENDS', 'METRICS', 'check_seed_split', 'seed_split', 'parse_seeds', 'refusal', 'run_episodes',
-           'run_episode', 'record_key', 'read_records', 'append_records', 'save_transcript', 'is_batched_policy',
-           'play_jobs', 'play_job', 'default_workers', 'share_cores', 'run_tournament', 'play_jobs_shipped',
-           'write_shipped', 'EpisodeWorker', 'run_units_ray', 'bootstrap_ci', 'summarize_group', 'summarize',
-           'paired_difference', 'best_scripted', 'display_rows', 'format_table', 'markdown_table', 'rank_policies',
-           'summary_of', 'run_eval']
+           'run_episode', 'record_key', 'comparable_records', 'read_records', 'append_records', 'save_transcript',
+           'is_batched_policy', 'play_jobs', 'play_job', 'default_workers', 'share_cores', 'run_tournament',
+           'play_jobs_shipped', 'write_shipped', 'EpisodeWorker', 'run_units_ray', 'bootstrap_ci', 'summarize_group',
+           'summarize', 'paired_difference', 'best_scripted', 'display_rows', 'format_table', 'markdown_table',
+           'rank_policies', 'summary_of', 'run_eval']
 
 # %% ../nbs/30_evaluate.ipynb #c3e0c582
 TRAIN_SEEDS = range(0, 100_000)        # seeds for building training data (expert traces, GRPO episodes)
@@ -166,6 +166,10 @@ RESULTS_FILE = "results.jsonl"
 def record_key(r: dict) -> tuple:
     "The identity of an episode: (arena, task, policy, seed)."
     return (r.get("arena"), r.get("task"), r.get("policy"), int(r.get("seed")))
+
+def comparable_records(records: list[dict]) -> list[str]:
+    "The records as sorted JSON with the wall clock (`seconds`) left out: two runs of the same episodes compare equal."
+    return sorted(json.dumps({k: v for k, v in r.items() if k != "seconds"}, sort_keys=True) for r in records)
 
 def read_records(path,  # a results.jsonl file, or a run directory holding one
                 ) -> list[dict]:

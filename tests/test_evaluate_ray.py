@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 ray = pytest.importorskip("ray", reason="the distributed extra (ray) is not installed")
-from bazaarbatna.evaluate import run_tournament, read_records, run_units_ray
+from bazaarbatna.evaluate import run_tournament, read_records, run_units_ray, comparable_records
 from bazaarbatna.train.checkpoints import tiny_model_and_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,7 +19,6 @@ def local_ray():
     yield
     ray.shutdown()
 
-def strip(recs): return sorted(json.dumps({k: v for k, v in r.items() if k != "seconds"}, sort_keys=True) for r in recs)
 
 def files(d: Path) -> dict: return {str(p.relative_to(d)): p.read_bytes() for p in sorted((d / "transcripts").rglob("*")) if p.is_file()}
 
@@ -29,8 +28,8 @@ def test_ray_records_equal_the_local_pool(local_ray, tmp_path):
     here = run_tournament(**kw, out_dir=tmp_path / "local", workers=2)
     there = run_tournament(**kw, out_dir=tmp_path / "ray", backend="ray")
     assert there["errors"] == [] and there["new"] == len(here["records"]) == 2 * 3 * 3
-    assert strip(there["records"]) == strip(here["records"])                 # the same records (the clock aside)
-    assert strip(read_records(tmp_path / "ray")) == strip(read_records(tmp_path / "local"))
+    assert comparable_records(there["records"]) == comparable_records(here["records"])                 # the same records (the clock aside)
+    assert comparable_records(read_records(tmp_path / "ray")) == comparable_records(read_records(tmp_path / "local"))
     assert files(tmp_path / "ray") == files(tmp_path / "local") != {}        # the same transcripts, written by the driver
 
 def test_ray_resumes_like_the_local_pool(local_ray, tmp_path):
@@ -41,7 +40,7 @@ def test_ray_resumes_like_the_local_pool(local_ray, tmp_path):
     (half / "results.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
     res = run_tournament(**kw, out_dir=half, backend="ray")
     assert res["new"] == len(full["records"]) - len(kept)                    # only the missing episodes were played
-    assert strip(res["records"]) == strip(full["records"])
+    assert comparable_records(res["records"]) == comparable_records(full["records"])
 
 def test_llm_policy_loads_once_per_actor(local_ray, tmp_path):
     model, tok = tiny_model_and_tokenizer(seed=0)   # a random model: fast, and every reply is refused, which is fine here

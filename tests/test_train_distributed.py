@@ -6,7 +6,7 @@ is in it). Three launches of the embedded model at tiny settings."""
 import json, os, subprocess, sys, time
 from pathlib import Path
 import pytest
-from bazaarbatna.train.distributed import launch_command
+from bazaarbatna.train.distributed import launch_command, launch_env
 from bazaarbatna.train.checkpoints import read_json, curve_path, list_checkpoints, atomic_write_json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,8 +33,7 @@ max_episode_steps = 2
 def launch(stage: str, steps: int, out: Path, recipe: Path) -> dict:
     "Run one `bazaarbatna train` stage on 2 processes; the one JSON summary it prints (from the main process alone)."
     cmd = launch_command(stage, 2, "ddp", "--recipe", str(recipe), "--arena", "bazaar", "--steps", str(steps), "--out", str(out), "--json")
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {**launch_env(1), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT)
     assert r.returncode == 0, f"{' '.join(cmd)} failed:\n{r.stderr[-4000:]}"
     lines = [l for l in r.stdout.splitlines() if l.strip()]

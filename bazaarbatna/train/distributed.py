@@ -12,8 +12,8 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['ACCELERATE_CONFIGS', 'SCALING_RECIPE', 'launch_world', 'launch_rank', 'is_main_launch', 'accelerate_config',
            'accelerate_configs', 'launch_command', 'weights_digest', 'replicated_weights', 'RankSync', 'rank_batches',
-           'check_episode_backend', 'cut_reply', 'VLLMPolicy', 'bench_train_processes', 'bench_tournament_backends',
-           'bench_scaling', 'scaling_tables']
+           'check_episode_backend', 'cut_reply', 'VLLMPolicy', 'launch_env', 'bench_train_processes',
+           'bench_tournament_backends', 'bench_scaling', 'scaling_tables']
 
 # %% ../../nbs/56_scaling.ipynb #301a72a3
 _RANK_VARS = ("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
@@ -225,9 +225,16 @@ n_seeds = {grpo_seeds}
 max_episode_steps = 4
 """
 
+def launch_env(threads: int) -> dict:
+    "The environment for `accelerate launch` workers: `threads` torch threads each, and this same checkout importable."
+    import bazaarbatna
+    root = Path(bazaarbatna.__file__).resolve().parents[1]
+    return {**os.environ, "OMP_NUM_THREADS": str(threads), "TOKENIZERS_PARALLELISM": "false",
+            "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+
 def _mean_step_s(curve: list[dict]) -> float:
-    t = [float(r["step_time"]) for r in curve if not r.get("event") and "step_time" in r]
-    if not t: raise ValueError("the run's curve has no timed steps")
+    from bazaarbatna.train.pipeline import step_times
+    t = step_times(curve)["step_s"]
     t = t[1:] or t   # the first step warms up (allocations, the first generation)
     return round(sum(t) / len(t), 2)
 
@@ -240,8 +247,6 @@ def bench_train_processes(processes=(1, 2),   # process counts to compare
     "Seconds per SFT and episode-GRPO step on 1 and on 2 processes (`accelerate launch`, ddp), the global batch held equal."
     import tempfile
     from bazaarbatna.train.checkpoints import read_json, curve_path
-    import bazaarbatna
-    root = Path(bazaarbatna.__file__).resolve().parents[1]   # the workers import this same checkout
     cores = os.cpu_count() or 1
     for P in processes:   # all checked before the first launch
         if sft_batch % P or groups % P: raise ValueError(f"the global batch ({sft_batch} samples, {groups} groups) must split evenly over {P} processes")
@@ -252,8 +257,7 @@ def bench_train_processes(processes=(1, 2),   # process counts to compare
             run = d / f"p{P}"; run.mkdir(parents=True, exist_ok=True)
             recipe = run / "recipe.toml"
             recipe.write_text(SCALING_RECIPE.format(batch=sft_batch // P, groups=groups // P, grpo_seeds=grpo_steps * groups))
-            env = {**os.environ, "OMP_NUM_THREADS": str(max(1, cores // P)), "TOKENIZERS_PARALLELISM": "false",
-                   "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+            env = launch_env(max(1, cores // P))
             row = {"processes": P, "threads_per_process": max(1, cores // P)}
             for stage, steps in (("sft", sft_steps), ("grpo", grpo_steps)):
                 cmd = launch_command(stage, P, "ddp", "--recipe", str(recipe), "--arena", "bazaar", "--steps", str(steps),
@@ -272,8 +276,6 @@ def bench_train_processes(processes=(1, 2),   # process counts to compare
     return rows
 
 # %% ../../nbs/56_scaling.ipynb #5b5f4493
-def _strip_clock(recs): return sorted(json.dumps({k: v for k, v in r.items() if k != "seconds"}, sort_keys=True) for r in recs)
-
 def bench_tournament_backends(workers: int = 2,
                               scripted_seeds: str = "eval:20",   # seeds per (task, policy) of the scripted tournament
                               llm_seeds: str = "eval:8",         # seeds of the LLM tournament (single_deal)
@@ -283,7 +285,7 @@ def bench_tournament_backends(workers: int = 2,
     import tempfile
     try: import ray
     except ImportError: raise ImportError("the Ray half of this bench needs the distributed extra: pip install 'bazaarbatna[distributed]'") from None
-    from bazaarbatna.evaluate import run_tournament
+    from bazaarbatna.evaluate import run_tournament, comparable_records
     d = Path(out_dir or tempfile.mkdtemp(prefix="bench_ray_"))
     jobs = [("scripted: every bazaar task and policy", dict(arena="bazaar", seeds=scripted_seeds))]
     if llm: jobs.append(("embedded LLM on single_deal", dict(arena="bazaar", tasks=["single_deal"], policies=["llm"], seeds=llm_seeds, batch=4,
@@ -302,7 +304,7 @@ def bench_tournament_backends(workers: int = 2,
                 row[f"{backend}_s"] = round(time.time() - t0, 1)
                 if res[backend]["errors"]: raise RuntimeError(f"{name} on {backend}: {res[backend]['errors'][:3]}")
             row.update(episodes=len(res["local"]["records"]), ray_over_local=round(row["ray_s"] / row["local_s"], 2),
-                       same_records=_strip_clock(res["local"]["records"]) == _strip_clock(res["ray"]["records"]))
+                       same_records=comparable_records(res["local"]["records"]) == comparable_records(res["ray"]["records"]))
             rows.append(row)
     finally:
         if started: ray.shutdown()   # a cluster the caller connected to stays up

@@ -15,8 +15,8 @@ from .checkpoints import read_json, atomic_write_json, curve_path
 __all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'GRPO_STEP_TARGET_S', 'RECORD_RECIPES',
            'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint',
            'write_part', 'read_part', 'eval_table', 'reward_trajectory', 'plot_dashboard', 'library_versions',
-           'run_pipeline', 'note_run', 'verdict', 'bench_rollout', 'bench_checkpoint', 'grpo_step_times',
-           'record_adapter', 'bench_grpo']
+           'run_pipeline', 'note_run', 'verdict', 'bench_rollout', 'bench_checkpoint', 'step_times', 'record_adapter',
+           'bench_grpo']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -482,30 +482,30 @@ def bench_checkpoint(model: str = "embedded", steps: int = 6, arena: str = "baza
         finally: StepCheckpointer.save = real
         return saves, [r["step_time"] for r in read_json(curve_path(d, "sft"), []) if not r.get("event")]
     d = Path(out_dir or tempfile.mkdtemp(prefix="bench_ckpt_"))
-    saves, step_times = run(d, lambda ck, real: real(ck))
+    saves, times = run(d, lambda ck, real: real(ck))
     ck = list_checkpoints(d / "sft")
     size = sum(f.stat().st_size for f in ck[0].rglob("*") if f.is_file()) if ck else 0
     if out_dir is None: shutil.rmtree(d, ignore_errors=True)
     save_mean = sum(saves) / max(1, len(saves))
-    step_mean = (sum(step_times) / max(1, len(step_times)))
+    step_mean = (sum(times) / max(1, len(times)))
     train_step = max(step_mean - save_mean, 1e-9)  # a curve step_time includes the save of that step
     later = lambda ts: statistics.median(ts[1:] or ts)   # the first step also warms up
-    out = {"model": model, "recipe": recipe, "background": p.background_checkpoints, "steps": len(step_times), "saves": len(saves),
+    out = {"model": model, "recipe": recipe, "background": p.background_checkpoints, "steps": len(times), "saves": len(saves),
            "save_s_mean": round(save_mean, 4), "train_step_s_mean": round(train_step, 3), "overhead": round(save_mean / train_step, 4),
-           "step_s_median": round(later(step_times), 4), "checkpoint_mb": round(size / 2**20, 2), "target": 0.10}
+           "step_s_median": round(later(times), 4), "checkpoint_mb": round(size / 2**20, 2), "target": 0.10}
     if without:
         d0 = Path(tempfile.mkdtemp(prefix="bench_nockpt_"))
         _, plain = run(d0, lambda ck, real: None)
         shutil.rmtree(d0, ignore_errors=True)
-        out |= {"step_s_median_without": round(later(plain), 4), "overhead_vs_without": round(later(step_times) / later(plain) - 1, 4)}
+        out |= {"step_s_median_without": round(later(plain), 4), "overhead_vs_without": round(later(times) / later(plain) - 1, 4)}
     return out
 
 # %% ../../nbs/55_train_pipeline.ipynb #dae277b1
 GRPO_STEP_TARGET_S = 180.0   # the CPU profile's goal for one RL step on 2 cores
 RECORD_RECIPES = {"bazaar": "cpu_record", "market": "cpu_record_market"}   # arena -> the recipe of its CPU record
 
-def grpo_step_times(curve: list[dict]) -> dict:
-    "Seconds per step from a GRPO training curve: each step's `step_time` and tasks, their mean and the slowest (resume rows skipped)."
+def step_times(curve: list[dict]) -> dict:
+    "Seconds per step from a training curve (any stage): each step's `step_time` and tasks, their mean and the slowest (resume rows skipped)."
     rows = [r for r in curve if not r.get("event") and "step_time" in r]
     if not rows: raise ValueError("the curve has no timed steps")
     t = [float(r["step_time"]) for r in rows]
@@ -537,7 +537,7 @@ def bench_grpo(recipe: str | None = None,     # the recipe whose GRPO stage is t
         if start: shutil.copytree(start, d / "sft" / "final", dirs_exist_ok=True)
         res = run_pipeline("grpo", profile=rec.get("profile", "auto"), arena=arena, out_dir=d, steps=steps, recipe=recipe,
                            threads=threads, resume=False)
-        out = grpo_step_times(read_json(curve_path(d, "grpo"), []))
+        out = step_times(read_json(curve_path(d, "grpo"), []))
     finally:
         if out_dir is None: shutil.rmtree(d, ignore_errors=True)
     import torch
