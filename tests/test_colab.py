@@ -12,11 +12,35 @@ BADGE = "https://colab.research.google.com/github/bazaarbatna/bazaarbatna/blob/m
 # Small CPU parameters per notebook (the notebooks default to Colab-sized runs).
 SMALL = {
     "01_quickstart.ipynb": dict(TASKS=["single_deal"], SEEDS="eval:2", LLM_SEEDS=None),
-    "02_train.ipynb": dict(PROFILE="cpu", MODEL="embedded", ARENA="bazaar", SFT_STEPS=1, GRPO_STEPS=1, EVAL_SEEDS=1,
+    "02_train.ipynb": dict(PROFILE="cpu", MODEL="embedded", ARENA="bazaar", RECIPE=None, SFT_STEPS=1, GRPO_STEPS=1, EVAL_SEEDS=1,
                            THREADS=1),
     "03_evaluate.ipynb": dict(TASKS=["single_deal"], SEEDS="eval:1", BASELINES=["expert", "boulware"], MAX_ADAPTERS=1),
 }
 TIMEOUT = 900   # seconds per cell
+# 02_train's run in CI: the CPU recipe's stages at the smallest size that still plays, trains and evaluates each
+# (2 LoRA layers, episodes of at most 3 moves, one group of 2, replies of at most 24 tokens in the evaluation); the notebook reads it through its RECIPE parameter.
+SMALL_RECIPE = """
+profile = "cpu"
+model = "embedded"
+compact = true
+[profile_overrides]
+batch_size = 2
+lora_layers = 2
+max_completion_len = 24
+num_generations = 2
+[sft]
+n_seeds = 2
+[grpo]
+prompts_per_step = 1
+n_seeds = 1
+max_episode_steps = 3
+[train_tasks]
+bazaar = ["single_deal"]
+[eval]
+max_new_tokens = 24
+[eval_tasks]
+bazaar = ["single_deal"]
+"""
 
 def cells(name):
     return json.loads((COLAB / name).read_text())["cells"]
@@ -71,7 +95,9 @@ def test_colab_notebook_runs_on_cpu(name, tmp_path, monkeypatch):
     for k, v in {"MPLBACKEND": "Agg", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}.items():
         monkeypatch.setenv(k, v)
     params = dict(SMALL[name])
-    if name == "02_train.ipynb": params["OUT_DIR"] = str(tmp_path / "run")
+    if name == "02_train.ipynb":
+        params["OUT_DIR"] = str(tmp_path / "run")
+        (tmp_path / "small.toml").write_text(SMALL_RECIPE); params["RECIPE"] = str(tmp_path / "small.toml")
     if name == "03_evaluate.ipynb": params["ADAPTERS"] = [_untrained_adapter(tmp_path / "runs" / "lora" / "final")]
     t0 = time.time()
     out = tmp_path / name

@@ -20,7 +20,7 @@ WORKER = textwrap.dedent('''
                              "completion": [{"role": "assistant", "content": f'{{"action": "offer", "price": {p // 2}}}'}]}
                             for p in range(30, 90)])
     args = SFTConfig(output_dir=out, max_steps=steps, per_device_train_batch_size=4, learning_rate=2e-3,
-                     use_cpu=True, seed=0, data_seed=0, max_length=64, **{**checkpoint_args(), "disable_tqdm": True, checkpointing_args()[0]: False})
+                     use_cpu=True, bf16=False, seed=0, data_seed=0, max_length=64, **{**checkpoint_args(), "disable_tqdm": True, checkpointing_args()[0]: False})
     tr = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,
                     peft_config=LoraConfig(r=4, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"),
                     callbacks=[Slow()])
@@ -82,7 +82,7 @@ def test_every_checkpoint_is_saved_after_its_curve_row(tmp_path, monkeypatch):
     ds = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Seller asks {p}."}],
                              "completion": [{"role": "assistant", "content": f'{{"action": "offer", "price": {p // 2}}}'}]}
                             for p in range(30, 50)])
-    args = SFTConfig(output_dir=str(tmp_path), max_steps=3, per_device_train_batch_size=4, use_cpu=True, seed=0,
+    args = SFTConfig(output_dir=str(tmp_path), max_steps=3, per_device_train_batch_size=4, use_cpu=True, bf16=False, seed=0,
                      max_length=64, **{**C.checkpoint_args(), "disable_tqdm": True, checkpointing_args()[0]: False})
     tr = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,
                     peft_config=LoraConfig(r=4, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"))

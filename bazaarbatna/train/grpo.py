@@ -385,6 +385,8 @@ def _learner_states(arena, task, seeds, learner, max_per_episode, max_steps, las
         if not live: break
         for i in live:
             if len(kept[i]) < max_per_episode and _late(obs[i], last_rounds): kept[i].append(State(arena, task, seeds[i], envs[i].snapshot(), obs[i], list(prefix[i])))
+        live = [i for i in live if len(kept[i]) < max_per_episode]   # an episode with all its states plays no further
+        if not live: break
         still = []
         for i, act in zip(live, learner.act_batch([obs[i] for i in live])):
             prefix[i].append(act); r = envs[i].step(act); obs[i] = r.observation

@@ -33,7 +33,7 @@ RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level
     "grpo": {"mode", "steps", "prompts_per_step", "learning_rate", "n_seeds", "temperature", "scale_rewards", "beta", "tasks",
              "advantage", "max_episode_steps", "rows_per_backward",                                   # episode mode
              "max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"},  # decision mode
-    "eval": {"seeds", "split", "train_check"},
+    "eval": {"seeds", "split", "train_check", "max_new_tokens"},
 }
 DECISION_ONLY = {"max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"}   # [grpo] keys of mode "decision"
 EVAL_SPLITS = ("eval", "test")   # [eval] split: the validation seeds (choosing recipes) or the test seeds (a record, once)
@@ -52,6 +52,9 @@ def check_recipe(rec: dict, source: str = "recipe") -> dict:
         raise ValueError(f"{source}: {bad} in [grpo] belong to mode = \"decision\" (the single-decision GRPO); this recipe's mode is {g.get('mode', 'episode')!r}")
     if (split := (rec.get("eval") or {}).get("split", "eval")) not in EVAL_SPLITS:
         raise ValueError(f"{source}: [eval] split must be one of {list(EVAL_SPLITS)} (validation or test seeds), got {split!r}")
+    cap = (rec.get("eval") or {}).get("max_new_tokens", 64)
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
+        raise ValueError(f"{source}: [eval] max_new_tokens must be a whole number >= 1 (the evaluation's reply length cap), got {cap!r}")
     seed = rec.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"{source}: seed must be a whole number >= 0 (the training seed of every stage), got {seed!r}")
@@ -349,9 +352,10 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
         if dagger_dir.exists(): models["sft+dagger"] = str(dagger_dir)
         if grpo_dir.exists(): models["sft+grpo"] = str(grpo_dir)
         say(f"evaluating {list(models)} on held-out seeds")
+        reply_cap = rec.get("eval", {}).get("max_new_tokens", max(64, p.max_completion_len))   # a reply as long as the stages were trained to write
         ev = evaluate_models(out, models, arenas, n_seeds=eval_seeds or rec.get("eval", {}).get("seeds", 10),
                              tasks=rec.get("eval_tasks"), compact=compact, split=rec.get("eval", {}).get("split", "eval"),
-                             max_new_tokens=max(64, p.max_completion_len))   # a reply as long as the stages were trained to write
+                             max_new_tokens=reply_cap)
         res["eval"] = {a: str(out / "eval" / a / "summary.json") for a in ev}
         for a in ev: print("\n" + eval_table(ev[a]), flush=True)
         groups = ((res.get("grpo") or read_json(out / "pipeline.json", {}).get("grpo") or {}).get("groups")
@@ -359,7 +363,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
         if groups:   # the sanity check of an RL loop: on the very seeds it trained on, did GRPO raise the return it optimized?
             start = {"sft": models["sft+dagger" if "sft+dagger" in models else "sft"]} if "sft" in models else {"base": model}
             tc = evaluate_models(out / "train_check", {**start, "sft+grpo": str(grpo_dir)}, [a for a in arenas if a in groups],
-                                 task_seeds=groups, scripted=False, compact=compact, max_new_tokens=max(64, p.max_completion_len))
+                                 task_seeds=groups, scripted=False, compact=compact, max_new_tokens=reply_cap)
             res["train_check"] = {a: str(out / "train_check" / "eval" / a / "summary.json") for a in tc}
             for a in tc: print("\nOn the seeds GRPO trained on (greedy):\n" + eval_table(tc[a]), flush=True)
     if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo")):
