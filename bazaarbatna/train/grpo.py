@@ -382,7 +382,6 @@ def _learner_states(arena, task, seeds, learner, max_per_episode, max_steps, las
     learner.reset(seeds[0] if seeds else 0)
     kept, prefix, live = [[] for _ in seeds], [[] for _ in seeds], list(range(len(seeds)))
     for _ in range(max_steps):
-        if not live: break
         for i in live:
             if len(kept[i]) < max_per_episode and _late(obs[i], last_rounds): kept[i].append(State(arena, task, seeds[i], envs[i].snapshot(), obs[i], list(prefix[i])))
         live = [i for i in live if len(kept[i]) < max_per_episode]   # an episode with all its states plays no further

@@ -52,8 +52,8 @@ def check_recipe(rec: dict, source: str = "recipe") -> dict:
         raise ValueError(f"{source}: {bad} in [grpo] belong to mode = \"decision\" (the single-decision GRPO); this recipe's mode is {g.get('mode', 'episode')!r}")
     if (split := (rec.get("eval") or {}).get("split", "eval")) not in EVAL_SPLITS:
         raise ValueError(f"{source}: [eval] split must be one of {list(EVAL_SPLITS)} (validation or test seeds), got {split!r}")
-    cap = (rec.get("eval") or {}).get("max_new_tokens", 64)
-    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
+    cap = (rec.get("eval") or {}).get("max_new_tokens")
+    if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 1):
         raise ValueError(f"{source}: [eval] max_new_tokens must be a whole number >= 1 (the evaluation's reply length cap), got {cap!r}")
     seed = rec.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
