@@ -24,7 +24,7 @@ def recipes_dir() -> Path:
     return Path("training") / "configs"
 
 RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level)
-    "": {"profile", "model", "compact", "seed", "notes", "profile_overrides", "sft", "dagger", "grpo", "dpo", "eval", "train_tasks", "eval_tasks"},
+    "": {"profile", "model", "compact", "seed", "notes", "profile_overrides", "sft", "dagger", "grpo", "dpo", "eval", "train_tasks", "eval_tasks", "checkpoints"},
     "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "max_per_task", "closing_repeats"},
     "dagger": {"steps", "learning_rate"},
     "grpo": {"mode", "steps", "prompts_per_step", "learning_rate", "n_seeds", "temperature", "scale_rewards", "beta", "tasks",
@@ -32,6 +32,7 @@ RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level
              "max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"},  # decision mode
     "dpo": {"enabled", "steps", "n_seeds", "beta", "learning_rate"},
     "eval": {"seeds", "split"},
+    "checkpoints": {"keep"},   # checkpoints kept per stage (a synced folder such as Google Drive has a quota)
 }
 DECISION_ONLY = {"max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"}   # [grpo] keys of mode "decision"
 EVAL_SPLITS = ("eval", "test")   # [eval] split: the validation seeds (choosing recipes) or the test seeds (a record, once)
@@ -49,6 +50,9 @@ def check_recipe(rec: dict, source: str = "recipe") -> dict:
         raise ValueError(f"{source}: {bad} in [grpo] belong to mode = \"decision\" (the single-decision GRPO); this recipe's mode is {g.get('mode', 'episode')!r}")
     if (split := (rec.get("eval") or {}).get("split", "eval")) not in EVAL_SPLITS:
         raise ValueError(f"{source}: [eval] split must be one of {list(EVAL_SPLITS)} (validation or test seeds), got {split!r}")
+    keep = (rec.get("checkpoints") or {}).get("keep", 2)
+    if not isinstance(keep, int) or isinstance(keep, bool) or keep < 1:
+        raise ValueError(f"{source}: [checkpoints] keep must be a whole number >= 1 (checkpoints kept per stage), got {keep!r}")
     seed = rec.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"{source}: seed must be a whole number >= 0 (the training seed of every stage), got {seed!r}")
@@ -242,7 +246,7 @@ STAGES = ("sft", "dagger", "grpo", "dpo", "eval", "all")   # in the order "all" 
 
 def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo", "eval" or "all" (sft → [dagger] → grpo → [dpo] → eval, as the recipe says)
                  profile: str = "auto",         # profile name or "auto"
-                 model: str | None = None,      # base model (default: the recipe's, e.g. the t4 recipe's 3B model)
+                 model: str | None = None,      # base model (default: the recipe's, e.g. the t4 recipe's 1.7B model)
                  arena: str = "all",            # "bazaar", "market" or "all" (alias "both")
                  out_dir="training/runs/cpu-smollm2",
                  steps: int | None = None,      # steps for a single stage (overrides the recipe)
@@ -266,6 +270,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     if model in (None, "default"): model = rec.get("model", p.model)
     compact = bool(rec.get("compact", False))  # prompt style, the same for every stage
     seed = rec.get("seed", 0)                  # the training seed of every stage
+    keep = (rec.get("checkpoints") or {}).get("keep", 2)   # checkpoints kept per stage
     res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
            "out_dir": str(out), "compact": compact, "seed": seed}
     def say(msg): print(f"[bazaarbatna train] {msg}", file=sys.stderr, flush=True)
@@ -273,7 +278,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
     sr, dg = rec.get("sft", {}), rec.get("dagger")
     imitation = dict(model=model, profile=p, arenas=arenas, n_seeds=sr.get("n_seeds", 8), resume=resume, hub_repo=hub_repo,
                      tasks=rec.get("train_tasks"), compact=compact, max_per_action=sr.get("max_per_action"), max_per_task=sr.get("max_per_task"),
-                     closing_repeats=sr.get("closing_repeats", 1), seed=seed)   # what SFT and its DAgger round share
+                     closing_repeats=sr.get("closing_repeats", 1), seed=seed, keep=keep)   # what SFT and its DAgger round share
     if stage in ("sft", "all"):
         from bazaarbatna.train.sft import train_sft
         n = steps if stage == "sft" and steps else sft_steps or sr["steps"]
@@ -301,7 +306,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
                                  max_per_episode=g.get("max_per_episode", 6), continuation=g.get("continuation", CONTINUATION),
                                  temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
                                  on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0),
-                                 recollect_every=g.get("recollect_every"), seed=seed)
+                                 recollect_every=g.get("recollect_every"), seed=seed, keep=keep)
     d = rec.get("dpo", {})
     if stage == "dpo" or (stage == "all" and d.get("enabled", False)):
         from bazaarbatna.train.dpo import train_dpo
@@ -310,7 +315,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "dpo"
         say(f"DPO: {n} steps from {adapter or 'the base model'}")
         res["dpo"] = train_dpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n, n_seeds=d.get("n_seeds", 8),
                                beta=d.get("beta", 0.1), learning_rate=d.get("learning_rate", 5e-5), compact=compact,
-                               resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), seed=seed)
+                               resume=resume, hub_repo=hub_repo, tasks=rec.get("train_tasks"), seed=seed, keep=keep)
     if stage in ("eval", "all"):
         models = {"base": model}
         if sft_dir.exists(): models["sft"] = str(sft_dir)
