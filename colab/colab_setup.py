@@ -259,6 +259,13 @@ class DriveMirror:
         return self.sync(force=True)
 
 
+def recipe_overrides(root, recipe: str | None, profile_name: str) -> dict:
+    "A recipe's [profile_overrides], read with tomllib alone: unsloth must be imported before the recipe loader's transformers."
+    import tomllib
+    path = Path(recipe) if recipe and Path(recipe).exists() else Path(root) / "training" / "configs" / f"{recipe or profile_name}.toml"
+    return tomllib.loads(path.read_text()).get("profile_overrides", {}) if path.exists() else {}
+
+
 # --------------------------------------------------------------------------------------------- time estimate
 def load_basis(root: str | Path) -> dict:
     "The measured per-step times and the stated device scaling the estimate uses (training/gpu/basis.json)."

@@ -229,3 +229,9 @@ def test_basis_is_what_its_command_writes():
     have = subprocess.run(["git", "cat-file", "-e", gpu_smoke.BASIS_SOURCES["sft"]], cwd=ROOT, capture_output=True).returncode == 0
     if not have: pytest.skip("the measured files' commit is not in this clone (a shallow one)")
     assert json.loads((ROOT / "training" / "gpu" / "basis.json").read_text()) == gpu_smoke.basis()
+
+def test_recipe_overrides_read_before_transformers(tmp_path):
+    "02 decides whether to import unsloth from the recipe's [profile_overrides], read without the recipe loader (which imports transformers)."
+    assert cs.recipe_overrides(ROOT, None, "t4") == __import__("tomllib").loads((ROOT / "training/configs/t4.toml").read_text())["profile_overrides"]
+    r = tmp_path / "r.toml"; r.write_text('profile = "t4"\n[profile_overrides]\nuse_unsloth = false\n')
+    assert cs.recipe_overrides(ROOT, str(r), "t4") == {"use_unsloth": False} and cs.recipe_overrides(ROOT, "nope", "t4") == {}

@@ -10,7 +10,7 @@ import importlib.util
 from dataclasses import dataclass, field, asdict, replace
 
 # %% auto #0
-__all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'Profile', 'Hardware', 'select_profile', 'detect_hardware',
+__all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'UNSLOTH_STACK', 'Profile', 'Hardware', 'select_profile', 'detect_hardware',
            'check_profile_setting', 'get_profile', 'tracker_kwargs', 'trainer_kwargs', 'checkpointing_args',
            'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_available', 'grpo_uses_vllm',
            'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan', 'version_conflicts',
@@ -272,13 +272,18 @@ def version_conflicts(requires: list[str],     # `Requires-Dist` lines, e.g. "tr
         if v is not None and r.specifier and not r.specifier.contains(v, prereleases=True): out.append(f"{r.name} {v} (accepted: {r.specifier})")
     return out
 
-def unsloth_version_problems(packages=("unsloth", "unsloth_zoo")) -> list[str]:
-    "What is installed that unsloth (and unsloth_zoo) do not accept, from their own metadata; [] when they are not installed."
+UNSLOTH_STACK = ("torch", "transformers", "trl", "peft", "accelerate", "datasets", "bitsandbytes", "triton", "xformers",
+                 "torchao", "unsloth_zoo")   # what unsloth patches or calls into: a version outside its bounds breaks it
+
+def unsloth_version_problems(packages=("unsloth", "unsloth_zoo"), only=UNSLOTH_STACK) -> list[str]:
+    "What is installed of the training stack (`only`) that unsloth (and unsloth_zoo) do not accept, from their own metadata; [] when they are not installed."
     from importlib import metadata
     from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+    keep = {canonicalize_name(n) for n in only}
     problems = []
     for pkg in packages:
-        try: reqs = metadata.requires(pkg) or []
+        try: reqs = [r for r in metadata.requires(pkg) or [] if canonicalize_name(Requirement(r).name) in keep]
         except metadata.PackageNotFoundError: continue
         installed = {}
         for line in reqs:
