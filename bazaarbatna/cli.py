@@ -263,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("train", cmd_train, "train: sft | dagger | grpo | eval | all, a checkpoint every step")
     s.add_argument("stage", choices=["sft", "dagger", "grpo", "eval", "all"])
     s.add_argument("--profile", default="auto")
-    s.add_argument("--model", help="a HF model name or local folder; default: the recipe's model (the t4 recipe's 3B model on a T4, the embedded model on CPU)")
+    s.add_argument("--model", help="a HF model name or local folder; default: the recipe's model (SmolLM2-1.7B-Instruct in the GPU recipes, the embedded model on CPU)")
     s.add_argument("--arena", default="both", choices=["bazaar", "market", "both"])
     s.add_argument("--out", default="runs/latest"); s.add_argument("--steps", type=int)
     s.add_argument("--recipe", help="a recipe name in training/configs (e.g. cpu_record_market) or a TOML path; default: the profile's")

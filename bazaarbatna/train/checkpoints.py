@@ -12,9 +12,10 @@ from pathlib import Path
 from transformers import TrainerCallback
 
 # %% auto #0
-__all__ = ['CHATML_TEMPLATE', 'atomic_write_json', 'read_json', 'curve_path', 'CurveLogger', 'tiny_tokenizer',
-           'tiny_model_and_tokenizer', 'list_checkpoints', 'latest_checkpoint', 'checkpoint_step', 'HostCopies',
-           'StepCheckpointer', 'checkpoint_args', 'train_resumable', 'save_adapter']
+__all__ = ['CHATML_TEMPLATE', 'BYTES_PER_PARAM', 'atomic_write_json', 'read_json', 'curve_path', 'CurveLogger', 'tiny_tokenizer',
+           'tiny_model_and_tokenizer', 'erase_tree', 'list_checkpoints', 'latest_checkpoint', 'checkpoint_step',
+           'HostCopies', 'StepCheckpointer', 'checkpoint_args', 'train_resumable', 'save_adapter', 'trainable_params',
+           'checkpoint_bytes', 'checkpoint_plan']
 
 # %% ../../nbs/51_train_checkpoints.ipynb #84392544
 def atomic_write_json(path: str | Path,  # target file
@@ -107,6 +108,19 @@ def tiny_model_and_tokenizer(seed: int = 0,  # torch seed for the random weights
     model = LlamaForCausalLM(cfg)
     model.generation_config.pad_token_id = tok.pad_token_id
     return model, tok
+
+# %% ../../nbs/51_train_checkpoints.ipynb #1e72a70b
+def erase_tree(path) -> int:
+    "Delete folder `path` for good: empty each file (truncate to 0 bytes) first, so a trash keeps nothing of weight; returns the bytes freed."
+    path, freed = Path(path), 0
+    if not path.exists(): return 0
+    for f in sorted(path.rglob("*")):
+        if f.is_file() and not f.is_symlink():
+            try: size = f.stat().st_size; os.truncate(f, 0); freed += size
+            except OSError: pass
+    shutil.rmtree(path, ignore_errors=True)
+    return freed
+
 
 # %% ../../nbs/51_train_checkpoints.ipynb #334171f1
 _CKPT = re.compile(r"^checkpoint-(\d+)$")
@@ -281,7 +295,7 @@ class StepCheckpointer(TrainerCallback):
         if pending: self._copies.ready()
         for write, obj, path, args, kw in pending: write(obj, path, *args, **kw)
         final = out / f"checkpoint-{step}"
-        if final.exists(): shutil.rmtree(final)
+        if final.exists(): erase_tree(final)
         if self.keep > 1:             # make room first: a kill at any moment leaves at most `keep`, at least one
             self._prune(list_checkpoints(out)[:1 - self.keep])
         os.replace(stage / f"checkpoint-{step}", final)
@@ -293,7 +307,7 @@ class StepCheckpointer(TrainerCallback):
         "Delete the checkpoints in `old`, except one being pushed to the Hub or waiting for it (a later save prunes it)."
         with self._push_lock: busy = {self._uploading, self._push_next}
         for p in old:
-            if p not in busy: shutil.rmtree(p, ignore_errors=True)
+            if p not in busy: erase_tree(p)
 
     def _push(self, folder):
         "Upload `folder` to the Hub (as `last-checkpoint`) in a thread. While one upload runs, only the newest checkpoint waits."
@@ -340,6 +354,8 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
                     background: bool = False,  # write checkpoints in a thread (`StepCheckpointer`)
                    ):
     "Train with a checkpoint every step and an incremental curve; returns (train output, checkpointer)."
+    from bazaarbatna.train.profiles import trl_cpu_fallback
+    trl_cpu_fallback()   # TRL 1.15's fused loss has no CPU path of its own (`train.profiles`)
     out = Path(trainer.args.output_dir)
     if not resume and (old := list_checkpoints(out)):   # they would outrank this run's own checkpoints as "latest"
         raise ValueError(f"{out} holds checkpoints of an earlier run ({', '.join(p.name for p in old)}): resume=True continues "
@@ -371,3 +387,38 @@ def save_adapter(trainer,            # a trained transformers/TRL trainer
         tokenizer.save_pretrained(str(folder)); write_prompt_style(folder, compact, **meta)
     trainer.accelerator.wait_for_everyone()   # whole on disk before any rank reads it (the next stage starts from it)
     return str(folder)
+
+# %% ../../nbs/51_train_checkpoints.ipynb #cb04e9f3
+def trainable_params(model,      # a model name/path ("embedded", a Hub id, a folder) or a transformers config
+                     p,          # the `Profile` whose LoRA is counted
+                    ) -> int:
+    "The parameters profile `p`'s LoRA trains on `model`, counted on an empty copy built from its config on the meta device."
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+    from peft import get_peft_model
+    from bazaarbatna.train.profiles import lora_config
+    if isinstance(model, (str, os.PathLike)):
+        from bazaarbatna.models import resolve_model
+        model = AutoConfig.from_pretrained(resolve_model(str(model)))
+    with torch.device("meta"): m = AutoModelForCausalLM.from_config(model)
+    m = get_peft_model(m, lora_config(p, getattr(model, "num_hidden_layers", None)))
+    return sum(x.numel() for x in m.parameters() if x.requires_grad)
+
+BYTES_PER_PARAM = 12   # the fp32 adapter (4) and AdamW's two fp32 moments (8), per trainable parameter
+
+def checkpoint_bytes(n_params: int,  # trainable parameters (`trainable_params`)
+                     steps: int = 0, # the step it is written at (the trainer state logs ~1 KB a step)
+                    ) -> int:
+    "The size of one step's checkpoint."
+    return BYTES_PER_PARAM * n_params + 48 * 1024 + 1024 * steps
+
+def checkpoint_plan(n_params: int, keep: int, steps: dict) -> dict:  # steps: stage -> steps, in training order
+    "One checkpoint's size and the most a run holds at once (MB): `keep` checkpoints of the last stage plus the earlier stages' final adapters."
+    if not isinstance(keep, int) or isinstance(keep, bool) or keep < 1: raise ValueError(f"keep must be a whole number >= 1, got {keep!r}")
+    mb = lambda b: round(b / 2**20, 1)
+    last = max(steps.values(), default=0)
+    one = checkpoint_bytes(n_params, last)
+    adapter = 4 * n_params                                  # a final adapter: the fp32 LoRA weights alone
+    peak = keep * one + adapter * max(0, len(steps) - 1) + adapter
+    return {"trainable_params": n_params, "checkpoint_mb": mb(one), "keep": keep, "adapter_mb": mb(adapter),
+            "peak_mb": mb(peak), "written_mb": mb(sum(checkpoint_bytes(n_params, s) for n in steps.values() for s in range(1, n + 1)))}

@@ -27,13 +27,14 @@ def recipes_dir() -> Path:
     return Path("training") / "configs"
 
 RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level)
-    "": {"profile", "model", "compact", "seed", "notes", "profile_overrides", "sft", "dagger", "grpo", "eval", "train_tasks", "eval_tasks"},
+    "": {"profile", "model", "compact", "seed", "notes", "profile_overrides", "sft", "dagger", "grpo", "eval", "train_tasks", "eval_tasks", "checkpoints"},
     "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "max_per_task", "closing_repeats"},
     "dagger": {"steps", "learning_rate"},
     "grpo": {"mode", "steps", "prompts_per_step", "learning_rate", "n_seeds", "temperature", "scale_rewards", "beta", "tasks",
              "advantage", "max_episode_steps", "rows_per_backward",                                   # episode mode
              "max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"},  # decision mode
     "eval": {"seeds", "split", "train_check", "max_new_tokens"},
+    "checkpoints": {"keep"},   # checkpoints kept per stage (a synced folder such as Google Drive has a quota)
 }
 DECISION_ONLY = {"max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"}   # [grpo] keys of mode "decision"
 EVAL_SPLITS = ("eval", "test")   # [eval] split: the validation seeds (choosing recipes) or the test seeds (a record, once)
@@ -55,6 +56,9 @@ def check_recipe(rec: dict, source: str = "recipe") -> dict:
     cap = (rec.get("eval") or {}).get("max_new_tokens")
     if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 1):
         raise ValueError(f"{source}: [eval] max_new_tokens must be a whole number >= 1 (the evaluation's reply length cap), got {cap!r}")
+    keep = (rec.get("checkpoints") or {}).get("keep", 2)
+    if not isinstance(keep, int) or isinstance(keep, bool) or keep < 1:
+        raise ValueError(f"{source}: [checkpoints] keep must be a whole number >= 1 (checkpoints kept per stage), got {keep!r}")
     seed = rec.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"{source}: seed must be a whole number >= 0 (the training seed of every stage), got {seed!r}")
@@ -278,7 +282,7 @@ STAGES = ("sft", "dagger", "grpo", "eval", "all")   # in the order "all" runs th
 
 def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval" or "all" (sft → [dagger] → grpo → eval, as the recipe says)
                  profile: str = "auto",         # profile name or "auto"
-                 model: str | None = None,      # base model (default: the recipe's, e.g. the t4 recipe's 3B model)
+                 model: str | None = None,      # base model (default: the recipe's, e.g. the t4 recipe's 1.7B model)
                  arena: str = "all",            # "bazaar", "market" or "all" (alias "both")
                  out_dir="runs/cpu-smollm2",
                  steps: int | None = None,      # steps for a single stage (overrides the recipe)
@@ -305,6 +309,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
     compact = bool(rec.get("compact", False))  # prompt style, the same for every stage
     seed = rec.get("seed", 0)                  # the training seed of every stage
     started = time.time()
+    keep = (rec.get("checkpoints") or {}).get("keep", 2)   # checkpoints kept per stage
     res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
            "out_dir": str(out), "compact": compact, "seed": seed, "versions": library_versions(), "cpu_count": os.cpu_count(),
            "recipe_settings": rec}   # the recipe as it was read: a committed run says what made it
@@ -315,7 +320,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
     sr, dg = rec.get("sft", {}), rec.get("dagger")
     imitation = dict(model=model, profile=p, arenas=arenas, n_seeds=sr.get("n_seeds", 8), resume=resume, hub_repo=hub_repo,
                      tasks=rec.get("train_tasks"), compact=compact, max_per_action=sr.get("max_per_action"), max_per_task=sr.get("max_per_task"),
-                     closing_repeats=sr.get("closing_repeats", 1), seed=seed)   # what SFT and its DAgger round share
+                     closing_repeats=sr.get("closing_repeats", 1), seed=seed, keep=keep)   # what SFT and its DAgger round share
     if stage in ("sft", "all"):
         from bazaarbatna.train.sft import train_sft
         n = steps if stage == "sft" and steps else sft_steps or sr["steps"]
@@ -344,7 +349,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
                                  max_per_episode=g.get("max_per_episode", 6), continuation=g.get("continuation", CONTINUATION),
                                  temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
                                  on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0),
-                                 recollect_every=g.get("recollect_every"), seed=seed)
+                                 recollect_every=g.get("recollect_every"), seed=seed, keep=keep)
     if not main: return res   # the others' part is done: the evaluation, the dashboard and pipeline.json are the main process's
     if stage in ("eval", "all"):
         models = {"base": model}

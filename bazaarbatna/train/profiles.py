@@ -10,10 +10,12 @@ import importlib.util
 from dataclasses import dataclass, field, asdict, replace
 
 # %% auto #0
-__all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'TRACKER_PROJECT', 'VLLM_MODES', 'Profile', 'Hardware', 'select_profile',
-           'detect_hardware', 'check_profile_setting', 'get_profile', 'tracker_kwargs', 'trainer_kwargs',
-           'checkpointing_args', 'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_plan', 'vllm_args',
-           'vllm_available', 'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan']
+__all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'TRACKER_PROJECT', 'VLLM_MODES', 'UNSLOTH_STACK', 'Profile', 'Hardware',
+           'select_profile', 'detect_hardware', 'check_profile_setting', 'get_profile', 'tracker_kwargs',
+           'trainer_kwargs', 'checkpointing_args', 'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_plan',
+           'vllm_args', 'vllm_available', 'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training',
+           'adapter_plan', 'version_conflicts', 'unsloth_version_problems', 'check_unsloth_versions', 'logprobs_torch',
+           'LogProbFallback', 'trl_cpu_fallback']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -178,6 +180,7 @@ def preload_unsloth(profile="auto") -> bool:
     if {"transformers", "trl", "peft"} & set(sys.modules):
         print("[bazaarbatna] unsloth is imported after transformers/TRL/PEFT were: some of its patches may not apply "
               "(call preload_unsloth before importing them)", file=sys.stderr, flush=True)
+    check_unsloth_versions()   # one line naming what unsloth does not accept, before its import fails on it
     import unsloth  # noqa: F401
     return True
 
@@ -260,6 +263,7 @@ def _load_base_for_training(p: Profile, model: str | None, plan: str, adapter: s
     name = resolve_model(model or p.model)   # "embedded" -> the converted folder, on every path
     if plan == "unsloth":
         import torch
+        check_unsloth_versions()
         from unsloth import FastLanguageModel  # CUDA only; imported lazily
         m, tok = FastLanguageModel.from_pretrained(model_name=str(adapter) if adapter else name, max_seq_length=p.max_seq_len,
                                                    load_in_4bit=p.load_in_4bit, dtype=getattr(torch, p.dtype))
@@ -280,3 +284,83 @@ def _load_base_for_training(p: Profile, model: str | None, plan: str, adapter: s
     m, tok = load_model(name, for_training=True, dtype=None if p.device == "cpu" else p.dtype,
                         device=p.device if p.device == "cpu" else None)
     return m, tok, lora_config(p, getattr(m.config, "num_hidden_layers", None))
+
+# %% ../../nbs/50_train_profiles.ipynb #e165a51d
+def version_conflicts(requires: list[str],     # `Requires-Dist` lines, e.g. "trl!=0.19.0,<=1.15.0,>=0.18.2"
+                      installed: dict[str, str],  # package name -> installed version
+                     ) -> list[str]:             # "trl 1.16.0 (unsloth accepts <=1.15.0,...)" per conflict
+    "Installed packages whose version lies outside what `requires` accepts (pure; lines for extras and other platforms are skipped, a package not installed is not a conflict)."
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+    have = {canonicalize_name(k): v for k, v in installed.items()}
+    out = []
+    for line in requires or []:
+        r = Requirement(line)
+        if r.marker is not None and not r.marker.evaluate({"extra": ""}): continue
+        v = have.get(canonicalize_name(r.name))
+        if v is not None and r.specifier and not r.specifier.contains(v, prereleases=True): out.append(f"{r.name} {v} (accepted: {r.specifier})")
+    return out
+
+UNSLOTH_STACK = ("torch", "transformers", "trl", "peft", "accelerate", "datasets", "bitsandbytes", "triton", "xformers",
+                 "torchao", "unsloth_zoo")   # what unsloth patches or calls into: a version outside its bounds breaks it
+
+def unsloth_version_problems(packages=("unsloth", "unsloth_zoo"), only=UNSLOTH_STACK) -> list[str]:
+    "What is installed of the training stack (`only`) that unsloth (and unsloth_zoo) do not accept, from their own metadata; [] when they are not installed."
+    from importlib import metadata
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+    keep = {canonicalize_name(n) for n in only}
+    problems = []
+    for pkg in packages:
+        try: reqs = [r for r in metadata.requires(pkg) or [] if canonicalize_name(Requirement(r).name) in keep]
+        except metadata.PackageNotFoundError: continue
+        installed = {}
+        for line in reqs:
+            try: installed[Requirement(line).name] = metadata.version(Requirement(line).name)
+            except metadata.PackageNotFoundError: pass
+        problems += [f"{p} for {pkg} {metadata.version(pkg)}" for p in version_conflicts(reqs, installed)]
+    return problems
+
+def check_unsloth_versions():
+    "A RuntimeError (one line) when the installed stack is one unsloth does not accept; called before unsloth is imported."
+    if bad := unsloth_version_problems():
+        raise RuntimeError("unsloth cannot run with the installed " + "; ".join(bad) + ". Install the stack it accepts: "
+                           "pip install -e \".[train,unsloth]\" (from a clone), or train without it: use_unsloth = false in the "
+                           "recipe's [profile_overrides]")
+
+# %% ../../nbs/50_train_profiles.ipynb #01d53541
+def logprobs_torch(hidden, weight, bias, targets, temperature: float = 1.0, chunk_size=None, final_logit_softcapping=None,
+                   logit_scale: float = 1.0, outputs=("log_probs",)):
+    "TRL's fused LM-head outputs (log_probs, entropy, log_sum_sq_probs, mean_logits, is_top1) in plain torch, under autograd."
+    import torch
+    z = hidden.float() @ weight.float().t()
+    if bias is not None: z = z + bias.float()
+    z = z * logit_scale
+    if final_logit_softcapping: z = final_logit_softcapping * torch.tanh(z / final_logit_softcapping)
+    z = z / temperature
+    logp = torch.log_softmax(z, -1)
+    lp = logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+    ent = -(logp.exp() * logp).sum(-1) if "entropy" in outputs else None
+    with torch.no_grad():
+        sq = torch.logsumexp(2 * logp, -1) if "log_sum_sq_probs" in outputs else None
+        mean = z.mean(-1) if "mean_logits" in outputs else None
+        top1 = z.argmax(-1) == targets if "is_top1" in outputs else None   # argmax takes the first maximum, as TRL's kernel
+    return lp, ent, sq, mean, top1
+
+class LogProbFallback:
+    "Stands for TRL's `ChunkedLogProbFunction`: its Triton kernel for GPU tensors (where there is one), `logprobs_torch` elsewhere."
+    def __init__(self, kernel): self.kernel = kernel
+    def apply(self, hidden, *args):
+        if self.kernel is not None and hidden.device.type in ("cuda", "xpu"): return self.kernel.apply(hidden, *args)
+        return logprobs_torch(hidden, *args)
+
+def trl_cpu_fallback() -> bool:
+    "Give TRL < 1.16's fused LM-head loss a torch path for CPU tensors (idempotent); True when TRL is such a version."
+    try:
+        import trl
+        import trl.trainer.utils as U
+    except ImportError: return False
+    from packaging.version import Version
+    if Version(trl.__version__) >= Version("1.16") or not hasattr(U, "_ChunkedLogProbFunction"): return False
+    if not isinstance(U._ChunkedLogProbFunction, LogProbFallback): U._ChunkedLogProbFunction = LogProbFallback(U._ChunkedLogProbFunction)
+    return True
