@@ -15,7 +15,7 @@ BADGE = "https://colab.research.google.com/github/bazaarbatna/bazaarbatna/blob/m
 # Small CPU parameters per notebook (the notebooks default to Colab-sized runs).
 SMALL = {
     "01_quickstart.ipynb": dict(TASKS=["single_deal"], SEEDS="eval:2", LLM_SEEDS=None),
-    "02_train.ipynb": dict(PROFILE="cpu", MODEL="embedded", ARENA="bazaar", RECIPE=None, SFT_STEPS=1, GRPO_STEPS=1, EVAL_SEEDS=1,
+    "02_train.ipynb": dict(PROFILE="cpu", MODEL="embedded", ARENA="bazaar", RECIPE=None, SFT_STEPS=4, GRPO_STEPS=1, EVAL_SEEDS=1,
                            THREADS=1),
     "03_evaluate.ipynb": dict(TASKS=["single_deal"], SEEDS="eval:1", BASELINES=["expert", "boulware"], MAX_ADAPTERS=1),
 }
@@ -133,7 +133,7 @@ def test_colab_notebook_runs_on_cpu(name, tmp_path, monkeypatch):
         from bazaarbatna.train.checkpoints import trainable_params, checkpoint_bytes
         from bazaarbatna.train.pipeline import load_recipe
         from bazaarbatna.train.profiles import get_profile
-        n = trainable_params("embedded", get_profile("cpu", **load_recipe("cpu").get("profile_overrides", {})))
+        n = trainable_params("embedded", get_profile("cpu", **load_recipe(params["RECIPE"]).get("profile_overrides", {})))
         real = sum(f.stat().st_size for f in (run / "sft" / "checkpoint-4").rglob("*") if f.is_file())
         assert abs(checkpoint_bytes(n, 4) - real) < 0.02 * real, (checkpoint_bytes(n, 4), real)
     if name in ("01_quickstart.ipynb", "03_evaluate.ipynb"):

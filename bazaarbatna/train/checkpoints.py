@@ -354,8 +354,9 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
                     background: bool = False,  # write checkpoints in a thread (`StepCheckpointer`)
                    ):
     "Train with a checkpoint every step and an incremental curve; returns (train output, checkpointer)."
-    from bazaarbatna.train.profiles import trl_cpu_fallback
+    from bazaarbatna.train.profiles import trl_cpu_fallback, fp16_master_weights
     trl_cpu_fallback()   # TRL 1.15's fused loss has no CPU path of its own (`train.profiles`)
+    fp16_master_weights(trainer)   # fp16's scaler takes fp32 gradients only; TRL makes a 4-bit model's LoRA weights bf16
     out = Path(trainer.args.output_dir)
     if not resume and (old := list_checkpoints(out)):   # they would outrank this run's own checkpoints as "latest"
         raise ValueError(f"{out} holds checkpoints of an earlier run ({', '.join(p.name for p in old)}): resume=True continues "

@@ -15,7 +15,7 @@ __all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'TRACKER_PROJECT', 'VLLM_M
            'trainer_kwargs', 'checkpointing_args', 'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_plan',
            'vllm_args', 'vllm_available', 'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training',
            'adapter_plan', 'version_conflicts', 'unsloth_version_problems', 'check_unsloth_versions', 'logprobs_torch',
-           'LogProbFallback', 'trl_cpu_fallback']
+           'LogProbFallback', 'trl_cpu_fallback', 'fp16_master_weights']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -364,3 +364,13 @@ def trl_cpu_fallback() -> bool:
     if Version(trl.__version__) >= Version("1.16") or not hasattr(U, "_ChunkedLogProbFunction"): return False
     if not isinstance(U._ChunkedLogProbFunction, LogProbFallback): U._ChunkedLogProbFunction = LogProbFallback(U._ChunkedLogProbFunction)
     return True
+
+# %% ../../nbs/50_train_profiles.ipynb #801466c0
+def fp16_master_weights(trainer) -> int:
+    "Under fp16 mixed precision, cast the trainable weights that are not fp32 to fp32 (the scaler unscales fp32 gradients only); returns how many."
+    import torch
+    if not getattr(trainer.args, "fp16", False): return 0
+    n = 0
+    for param in trainer.model.parameters():
+        if param.requires_grad and param.dtype != torch.float32: param.data = param.data.float(); n += 1
+    return n
