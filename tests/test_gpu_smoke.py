@@ -119,7 +119,17 @@ def test_the_record_reads_a_run_folder(tmp_path):
     assert (t["steps"], t["median_s"], t["events"]) == (3, 1.5, [{"event": "resume", "step": 2}])
     assert gs.checkpoint_sizes(run) == {"sft/checkpoint-3": 300, "sft/final": 100}
 
-def test_the_vllm_section_is_a_marked_hook():
-    src = (ROOT / "tools" / "gpu_smoke.py").read_text()
-    assert "HOOK (issue 32)" in src and "vllm" in gs.SECTIONS
-    assert gs.vllm_colocate({"PATH": "/usr/bin:/bin"})["status"] in ("skipped", "not run")
+def test_the_vllm_section_asks_the_plan_and_trains_only_where_it_says_colocate(tmp_path):
+    "The vLLM section runs the real `vllm_plan` on the machine; here (no GPU, no vLLM) it is skipped with the plan's reason."
+    import os, tomllib
+    from bazaarbatna.train.pipeline import check_recipe
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    r = gs.vllm_colocate(env, tmp_path)
+    assert (r["status"], r["plan"]) == ("skipped", "none") and "CUDA" in r["why"] and not (tmp_path / "vllm").exists()
+    rec = check_recipe(tomllib.loads(gs.short_recipe(0, 2, unsloth=False, overrides=gs.VLLM_OVERRIDES)))   # what it trains where it runs
+    assert {k: rec["profile_overrides"][k] for k in gs.VLLM_OVERRIDES} == gs.VLLM_OVERRIDES and rec["grpo"]["steps"] == 2
+    assert rec["notes"].endswith("PEFT on the fp16 base, vLLM rollouts")
+    from bazaarbatna.train.profiles import get_profile, vllm_plan, Hardware
+    h200 = Hardware(cuda=True, gpu_name="NVIDIA H200", vram_gb=139.8, capability=(9, 0), cpu_count=16)
+    assert vllm_plan(get_profile("t4", **gs.VLLM_OVERRIDES), h200, True)[0] == "colocate"                # a GPU with vLLM: the run
+    assert vllm_plan(get_profile("t4", **gs.VLLM_OVERRIDES), h200, False)[0] == "none"                  # the lent H200's image

@@ -188,7 +188,7 @@ def install(wheels: Path, site: Path) -> dict:
 SECTIONS = ("unsloth", "peft4bit", "vllm", "shape")   # unsloth: with a kill during SFT and a resume
 
 
-def short_recipe(steps_sft: int = 4, steps_grpo: int = 2, unsloth: bool = True, recipe: str = "t4") -> str:
+def short_recipe(steps_sft: int = 4, steps_grpo: int = 2, unsloth: bool = True, recipe: str = "t4", overrides: dict | None = None) -> str:
     "The t4 recipe cut to a few steps, with the embedded model (the device cannot download the recipe's), as TOML text."
     import tomllib
     rec = tomllib.loads((ROOT / "training" / "configs" / f"{recipe}.toml").read_text())
@@ -199,8 +199,10 @@ def short_recipe(steps_sft: int = 4, steps_grpo: int = 2, unsloth: bool = True, 
     rec["eval_tasks"] = {"bazaar": ["single_deal"]}
     rec["grpo"]["tasks"] = {"bazaar": ["single_deal"]}
     rec["checkpoints"] = {"keep": 2}
-    rec["profile_overrides"] = {**rec.get("profile_overrides", {}), "use_unsloth": unsloth}
-    rec["notes"] = f"gpu smoke: {recipe} cut to {steps_sft}+{steps_grpo} steps on the embedded model, {'unsloth' if unsloth else 'PEFT + bitsandbytes 4-bit'}"
+    rec["profile_overrides"] = {**rec.get("profile_overrides", {}), "use_unsloth": unsloth, **(overrides or {})}
+    o = rec["profile_overrides"]
+    loader = "unsloth" if unsloth else "PEFT + bitsandbytes 4-bit" if o.get("load_in_4bit", True) else "PEFT on the fp16 base"
+    rec["notes"] = f"gpu smoke: {recipe} cut to {steps_sft}+{steps_grpo} steps on the embedded model, {loader}" + (", vLLM rollouts" if o.get("use_vllm") else "")
     return to_toml(rec)
 
 
@@ -302,15 +304,32 @@ def papermill(params: dict, out_nb: Path, env: dict, deadline: float, kill_when=
     return {"rc": p.returncode, "killed": killed, "seconds": round(time.time() - t0, 1), "log_tail": tail}
 
 
-def vllm_colocate(env: dict) -> dict:
-    # ---- HOOK (issue 32): the colocated vLLM path. The scale-out work adds the pure decision function and a short GRPO
-    # ---- run through vLLM here; until then this section only says whether vLLM is on the machine. vLLM's wheel
-    # ---- (hundreds of MB) is over what a device call carries, so it runs only where the device image has it.
-    q = subprocess.run([sys.executable, "-c", "import importlib.util as u; print(u.find_spec('vllm') is not None)"],
-                       capture_output=True, text=True, env=env)
-    if q.stdout.strip() != "True":
-        return {"status": "skipped", "why": "vLLM is not installed on the device, and its wheel is larger than a device call carries"}
-    return {"status": "not run", "why": "vLLM is installed; the colocated GRPO run is issue 32's to add here"}
+VLLM_OVERRIDES = {"use_vllm": True, "use_unsloth": False, "load_in_4bit": False}   # vLLM loads the fp16 base; TRL syncs LoRA-merged weights into it
+
+
+def vllm_colocate(env: dict, work: Path = Path("/tmp/bb-runs"), deadline: float | None = None, steps_grpo: int = 2) -> dict:
+    """The colocated vLLM path (issue 32): what `train.profiles.vllm_plan` decides on this machine for the t4 profile with
+    `use_vllm = true`, then, where it says "colocate", a short episode GRPO from the base model whose rollouts vLLM
+    generates (the result's `vllm` field must say so). vLLM's wheel (hundreds of MB, pinned to one torch) is over what a
+    device call carries, so the run happens only where the device image has vLLM; elsewhere the section is skipped with
+    the plan's reason."""
+    ask = ("import json; from bazaarbatna.train.profiles import get_profile, vllm_plan, detect_hardware, vllm_available; "
+           f"print(json.dumps(vllm_plan(get_profile('t4', **{VLLM_OVERRIDES!r}), detect_hardware(), vllm_available())))")
+    q = subprocess.run([sys.executable, "-c", ask], capture_output=True, text=True, env=env)
+    if q.returncode: return {"status": "failed", "log_tail": (q.stdout + q.stderr)[-2000:]}
+    mode, why = json.loads(q.stdout.strip().splitlines()[-1])
+    if mode != "colocate": return {"status": "skipped", "plan": mode, "why": why}
+    d = Path(work) / "vllm"; shutil.rmtree(d, ignore_errors=True); d.mkdir(parents=True)
+    (d / "recipe.toml").write_text(short_recipe(0, steps_grpo, unsloth=False, overrides=VLLM_OVERRIDES))
+    run = ("import json; from bazaarbatna.train.pipeline import run_pipeline\n"
+           f"r = run_pipeline('grpo', profile='t4', model='embedded', recipe='{d}/recipe.toml', arena='bazaar', out_dir='{d}')\n"
+           "print(json.dumps({'vllm': r['grpo'].get('vllm')}))\n")
+    left = max(30, (deadline or time.time() + 300) - time.time())
+    try: r = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True, env=env, timeout=left)
+    except subprocess.TimeoutExpired: return {"status": "failed", "plan": mode, "why": f"out of time after {left:.0f} s", "times": curve_times(d)}
+    used = json.loads(r.stdout.strip().splitlines()[-1])["vllm"] if r.returncode == 0 else None
+    return {"status": "ok" if used == "colocate" else "failed", "plan": mode, "why": why, "used": used, "times": curve_times(d),
+            "log_tail": None if used == "colocate" else (r.stdout + r.stderr)[-2000:]}
 
 
 SHAPE = {"name": "SmolLM2-1.7B-Instruct", "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 24,
@@ -362,7 +381,7 @@ def run(out: Path, sections, budget_s: float, stage_dir: Path, steps_sft: int = 
         name = item["section"]
         if time.time() > deadline - 30: record["runs"][name] = {"status": "skipped", "why": "out of time in this call"}; save(); continue
         print(f"== {name}", flush=True)
-        if name == "vllm": record["runs"][name] = vllm_colocate(env); save(); continue
+        if name == "vllm": record["runs"][name] = vllm_colocate(env, work, deadline, steps_grpo); save(); continue
         if name == "shape": record["runs"][name] = shape_timing(env, work, deadline); save(); continue
         rc = item["recipe"]; shutil.rmtree(work / name, ignore_errors=True); (work / name).mkdir(parents=True)
         Path(rc["file"]).write_text(short_recipe(rc["sft"], rc["grpo"], rc["unsloth"]))
