@@ -261,3 +261,22 @@ def test_recipe_overrides_read_before_transformers(tmp_path):
     assert cs.recipe_overrides(ROOT, None, "t4") == __import__("tomllib").loads((ROOT / "training/configs/t4.toml").read_text())["profile_overrides"]
     r = tmp_path / "r.toml"; r.write_text('profile = "t4"\n[profile_overrides]\nuse_unsloth = false\n')
     assert cs.recipe_overrides(ROOT, str(r), "t4") == {"use_unsloth": False} and cs.recipe_overrides(ROOT, "nope", "t4") == {}
+
+def test_the_estimate_holds_against_the_gpu_smoke_record():
+    """The notebook's estimate, asked for the smoke run's shape run (the t4 profile, batch 4, one group of 4 single_deal
+    episodes, a model of the t4 recipe model's size) on an H100, is within a factor of 2 of the step times the smoke run
+    measured on an H200 (the same dense fp16/bf16 tensor rate, more memory bandwidth): training/gpu/smoke-h200.json."""
+    import tomllib
+    from bazaarbatna.arenas import get_arena
+    from bazaarbatna.train.profiles import get_profile
+    sys.path.insert(0, str(ROOT / "tools")); import gpu_smoke
+    smoke = json.loads((ROOT / "training" / "gpu" / "smoke-h200.json").read_text())
+    assert "H200" in smoke["device"]["gpu"] and smoke["runs"]["shape"]["status"] == "ok"
+    shape = smoke["runs"]["shape"]
+    rec = tomllib.loads(gpu_smoke.short_recipe(shape["times"]["sft"]["steps"], shape["times"]["grpo"]["steps"], True))
+    p = get_profile("t4", **rec["profile_overrides"])
+    rows = {r["stage"].split(" ")[0]: r for r in cs.estimate_run(rec, p.to_dict(), shape["params"], "H100", cs.load_basis(ROOT),
+                                                                 cs.decisions_per_episode(ROOT), list(get_arena("bazaar").TASKS))}
+    sft, grpo = shape["times"]["sft"]["step_s"], shape["times"]["grpo"]["step_s"]
+    measured = {"SFT": sorted(sft)[len(sft) // 2], "GRPO": sum(grpo) / len(grpo)}
+    for stage, s in measured.items(): assert 0.5 <= rows[stage]["s_per_step"] / s <= 2, (stage, rows[stage]["s_per_step"], s)

@@ -428,7 +428,9 @@ def basis(git=None) -> dict:
     return {
         "summary": "the embedded 135M model's per-step host work measured on an H100 (SFT 160 steps, a 48-episode batched rollout, "
                    "a decision-mode GRPO step), plus the recipe model's arithmetic at 30% of the GPU's datasheet peak and its weight "
-                   "reads at 50% of its memory bandwidth. No T4 has run it yet: tools/gpu_smoke.py measures it when a GPU is lent.",
+                   "reads at 50% of its memory bandwidth. No T4 has run it yet; the step times the GPU smoke run measured on an H200 for a model "
+                   "of the t4 recipe model's size lie within a factor of 2 of this estimate for an H100 (training/gpu/smoke-h200.json; "
+                   "tests/test_colab.py checks it).",
         "method": "step = measured host time (the 135M model's H100 step: launch-bound, so it stands for the work no GPU speeds up) "
                   "+ model arithmetic (2 x params per token forward, 3x for forward and backward, 4/3 with gradient checkpointing) at "
                   "compute_utilization x the device's peak; a decoding step adds the weights read once at bandwidth_utilization x its bandwidth",
