@@ -14,8 +14,8 @@ from transformers import TrainerCallback
 # %% auto #0
 __all__ = ['CHATML_TEMPLATE', 'BYTES_PER_PARAM', 'atomic_write_json', 'read_json', 'curve_path', 'CurveLogger', 'tiny_tokenizer',
            'tiny_model_and_tokenizer', 'erase_tree', 'list_checkpoints', 'latest_checkpoint', 'checkpoint_step',
-           'HostCopies', 'StepCheckpointer', 'checkpoint_args', 'train_resumable', 'save_adapter', 'trainable_params',
-           'checkpoint_bytes', 'checkpoint_plan']
+           'HostCopies', 'StepCheckpointer', 'plain_cpu_device', 'checkpoint_args', 'train_resumable', 'save_adapter',
+           'trainable_params', 'checkpoint_bytes', 'checkpoint_plan']
 
 # %% ../../nbs/51_train_checkpoints.ipynb #84392544
 def atomic_write_json(path: str | Path,  # target file
@@ -339,6 +339,15 @@ class StepCheckpointer(TrainerCallback):
         "Return once no upload to the Hub is running or waiting (the end of training waits for the last checkpoint's)."
         while (t := self._pusher) is not None and t.is_alive(): t.join()
 
+# %% ../../nbs/51_train_checkpoints.ipynb #602c8c8d
+def plain_cpu_device(args) -> bool:
+    "Make a trainer's `args.device` plain `cpu` where it is an indexed `cpu:N` (torch.load cannot map storages there); True when it changed."
+    import torch
+    d = args.device
+    if d.type != "cpu" or d.index is None: return False
+    args.__dict__["_setup_devices"] = torch.device("cpu")   # TrainingArguments.device reads this cached property
+    return True
+
 # %% ../../nbs/51_train_checkpoints.ipynb #613cf6f4
 def checkpoint_args() -> dict:
     "TrainingArguments settings for per-step logging, with the trainer's own saving left to `StepCheckpointer`."
@@ -357,6 +366,7 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
     from bazaarbatna.train.profiles import trl_cpu_fallback, fp16_master_weights
     trl_cpu_fallback()   # TRL 1.15's fused loss has no CPU path of its own (`train.profiles`)
     fp16_master_weights(trainer)   # fp16's scaler takes fp32 gradients only; TRL makes a 4-bit model's LoRA weights bf16
+    plain_cpu_device(trainer.args)  # a multi-process CPU run resumes its optimizer onto args.device
     out = Path(trainer.args.output_dir)
     if not resume and (old := list_checkpoints(out)):   # they would outrank this run's own checkpoints as "latest"
         raise ValueError(f"{out} holds checkpoints of an earlier run ({', '.join(p.name for p in old)}): resume=True continues "
