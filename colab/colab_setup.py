@@ -141,18 +141,20 @@ def drive_is_mounted(root: str = "/content/drive/MyDrive") -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- mirror to Drive
-STAGES = ("sft", "dagger", "grpo", "dpo")
+STAGES = ("sft", "dagger", "grpo")
 SMALL = ("pipeline.json", "dashboard.png")   # plus every *_training_curve.json
 
 
 def _ckpts(stage_dir: Path) -> list[Path]:
-    "Complete checkpoints (they hold trainer_state.json), oldest first."
-    if not stage_dir.is_dir(): return []
-    cks = [p for p in stage_dir.iterdir() if p.name.startswith("checkpoint-") and p.name[11:].isdigit() and (p / "trainer_state.json").exists()]
-    return sorted(cks, key=lambda p: int(p.name[11:]))
+    "Complete checkpoints, oldest first (`train.checkpoints.list_checkpoints`, imported once the install has run)."
+    from bazaarbatna.train.checkpoints import list_checkpoints
+    return list_checkpoints(stage_dir)
 
 
-def _step(p: Path | None) -> int: return int(p.name[11:]) if p else 0
+def _erase(folder: Path):
+    "Empty every file, then remove the folder: Drive's trash keeps deleted files against the quota, empty ones weigh nothing (`train.checkpoints.erase_tree`)."
+    from bazaarbatna.train.checkpoints import erase_tree
+    erase_tree(folder)
 
 
 def _files(folder: Path) -> dict:
@@ -176,15 +178,6 @@ def copy_checkpoint(src: Path, dest_stage: Path) -> Path | None:
     return final
 
 
-def _erase(folder: Path):
-    "Empty every file, then remove the folder: Drive's trash keeps deleted files against the quota, empty ones weigh nothing."
-    for f in folder.rglob("*"):
-        if f.is_file():
-            try: os.truncate(f, 0)
-            except OSError: pass
-    shutil.rmtree(folder, ignore_errors=True)
-
-
 class DriveMirror:
     """Keeps the trainers' run folder on local disk and a copy of what a resume needs on Drive: per stage only the newest
     checkpoint (at most one copy every `every_s` seconds; older copies erased), the final adapters, the curves, the
@@ -196,14 +189,15 @@ class DriveMirror:
 
     def sync(self, force: bool = False) -> list[str]:
         "Mirror what is newer locally (checkpoints only when `force` or `every_s` has passed); returns what was copied."
+        from bazaarbatna.train.checkpoints import checkpoint_step
         with self._lock:
             done, now = [], time.time()
             if force or now - self.last >= self.every_s:
                 for st in STAGES:
                     newest = (_ckpts(self.local / st) or [None])[-1]
-                    if newest is None or _step(newest) <= _step((_ckpts(self.drive / st) or [None])[-1]): continue
+                    if newest is None or checkpoint_step(self.local / st) <= checkpoint_step(self.drive / st): continue
                     if (copied := copy_checkpoint(newest, self.drive / st)) is None: continue
-                    done.append(f"{st}/{copied.name}"); self.copies.append((time.time(), st, _step(copied)))
+                    done.append(f"{st}/{copied.name}"); self.copies.append((time.time(), st, checkpoint_step(self.drive / st)))
                     for old in _ckpts(self.drive / st)[:-1]: _erase(old)
                 self.last = now
             done += self._sync_small()
@@ -232,9 +226,10 @@ class DriveMirror:
         "Copy from Drive what local disk lacks (a fresh runtime after a disconnect): newer checkpoints and the small files."
         done = []
         if not self.drive.is_dir(): return done
+        from bazaarbatna.train.checkpoints import checkpoint_step
         for st in STAGES:
             newest = (_ckpts(self.drive / st) or [None])[-1]
-            if newest is not None and _step(newest) > _step((_ckpts(self.local / st) or [None])[-1]):
+            if newest is not None and checkpoint_step(self.drive / st) > checkpoint_step(self.local / st):
                 if copy_checkpoint(newest, self.local / st) is not None: done.append(f"{st}/{newest.name}")
         for p in list(self.drive.glob("*_training_curve.json")) + [self.drive / n for n in SMALL] + \
                  [self.drive / st / "final" for st in STAGES] + [self.drive / "eval"]:

@@ -55,11 +55,11 @@ def test_parts_fit_a_call_and_join_back_on_the_device(tmp_path):
     assert all(c["carry"][0] == "stage/manifest.json" for c in calls) and [c["carry"][1] for c in calls[:-1]] == [f"stage/{p['name']}" for p in man["parts"]]
     assert "--sections unsloth" in calls[-2]["command"] and "--sections peft4bit,vllm,shape" in calls[-1]["command"]
     assert all(c["timeout_s"] <= gs.RUN_LIMIT_S for c in calls)
-    # with vLLM staged: its wheels join the parts, and its GRPO run gets a call of its own (the shape run gives way)
+    # with vLLM staged: its wheels join the parts, its GRPO runs first, then the unsloth path (peft4bit and shape give way)
     with_vllm = gs.stage(tmp_path / "stage-vllm", part_bytes=40_000, download=fake_download, with_groups=["vllm"])
     assert "vllm" in with_vllm["groups"] and "vllm-0.25.0-py3-none-any.whl" in with_vllm["wheels"] and len(with_vllm["parts"]) > len(man["parts"])
     v = gs.device_calls(with_vllm, "stage")
-    assert [c["command"].split("--sections ")[1].split()[0] for c in v[-3:]] == ["unsloth", "peft4bit", "vllm"]
+    assert [c["command"].split("--sections ")[1].split()[0] for c in v[-2:]] == ["vllm", "unsloth"] and "unpack" in v[-2]["command"]
     assert all(c["timeout_s"] <= gs.RUN_LIMIT_S for c in v)
     with pytest.raises(ValueError, match="unknown optional wheel group"): gs.stage(tmp_path / "x", download=fake_download, with_groups=["vllm", "sglang"])
     with pytest.raises(SystemExit): gs.parse(["stage", "--with", "sglang"])
@@ -127,6 +127,14 @@ def test_the_record_reads_a_run_folder(tmp_path):
     t = gs.curve_times(run)["sft"]
     assert (t["steps"], t["median_s"], t["events"]) == (3, 1.5, [{"event": "resume", "step": 2}])
     assert gs.checkpoint_sizes(run) == {"sft/checkpoint-3": 300, "sft/final": 100}
+
+def test_vllm_counts_as_used_only_when_it_generated():
+    "The section's verdict reads what the engine did (replies, weight syncs), not the plan the run printed."
+    ran = {"vllm": "colocate", "steps": 2, "vllm_replies": 48, "vllm_syncs": 2}
+    assert gs.vllm_did_the_rollouts(ran)
+    assert not gs.vllm_did_the_rollouts({**ran, "vllm_replies": 0})          # planned colocate, generated nothing
+    assert not gs.vllm_did_the_rollouts({**ran, "vllm_syncs": 1})            # a step trained on stale weights
+    assert not gs.vllm_did_the_rollouts({"vllm": "none", "steps": 2}) and not gs.vllm_did_the_rollouts({})
 
 def test_the_vllm_section_asks_the_plan_and_trains_only_where_it_says_colocate(tmp_path):
     "The vLLM section runs the real `vllm_plan` on the machine; here (no GPU, no vLLM) it is skipped with the plan's reason."

@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 STAGE_DIR = ".gpu_stage"              # ignored by git (.gitignore); the device calls carry its files
 DEVICE_STAGE = Path("/tmp/bb-stage")  # on the device machine: the parts, then the unpacked files
+WORK = Path("/tmp/bb-runs")           # on the device machine: the runs, and the record the calls add to
 CALL_LIMIT_MB = 64                    # what one device call may carry, working tree included
 PYTHON = "3.12"                       # the device machine's python3
 PLATFORMS = ["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_24_x86_64", "manylinux_2_17_x86_64",
@@ -150,19 +151,22 @@ RUN_LIMIT_S = 600   # one device command
 
 
 def device_calls(manifest: dict, stage_dir: str = STAGE_DIR) -> list[dict]:
-    """The device calls, in order: one per part (each adds it to /tmp/bb-stage), the last two also run the smoke
-    sections. They must follow each other at once: the machine stays warm only briefly between calls, and a fresh
-    machine has lost the parts (`run` then says which are missing). Their limits add up to what a session's device
-    time allows (15 minutes, a machine's start included): the run sections stop themselves within --budget-s, each
-    writing the record as it goes, and a section left without time is recorded as skipped."""
+    """The device calls, in order: one per part (each adds it to /tmp/bb-stage), the last part's call and the one after
+    it also run smoke sections. They must follow each other at once: the machine stays warm only briefly between calls,
+    and a fresh machine has lost the parts (`run` then says which are missing). Each run section stops itself within
+    its --budget-s, writing the record as it goes; a section left without time is recorded as skipped.
+
+    Sized by the H200 run (training/gpu/smoke-h200.json): a part's call held the machine about 5 s, unsloth with its
+    kill and resume took 230 s, peft4bit 146 s and shape about 140 s, and a machine's start about 30 s. So the calls fit
+    a session's 15 minutes of device time made back to back, though their timeouts, ceilings for a stuck command, add
+    up to more. With vLLM staged (17 parts) the calls run vLLM's GRPO and the unsloth path; peft4bit and shape, already
+    in smoke-h200.json, give way."""
     unpack = f"python3 tools/gpu_smoke.py unpack --dir {stage_dir}"
-    calls = [{"carry": [f"{stage_dir}/manifest.json", f"{stage_dir}/{p['name']}"], "command": unpack, "timeout_s": 120}
+    calls = [{"carry": [f"{stage_dir}/manifest.json", f"{stage_dir}/{p['name']}"], "command": unpack, "timeout_s": 60}
              for p in manifest["parts"]]
     run = "PYTHONUNBUFFERED=1 python3 tools/gpu_smoke.py run --out \"$OUT\" --sections {} --budget-s {}"
-    calls[-1]["command"] = f"{unpack} && {run.format('unsloth', 300)}"; calls[-1]["timeout_s"] = 340
-    # what the H200 run took (training/gpu/smoke-h200.json): unsloth with its kill and resume 230 s, peft4bit 146 s, shape
-    # about 140 s. With vLLM staged, its run takes the shape run's place (smoke-h200.json holds one shape run already).
-    later = [("peft4bit", 200), ("vllm", 260)] if "vllm" in manifest.get("groups", []) else [("peft4bit,vllm,shape", 300)]
+    first, *later = [("vllm", 300), ("unsloth", 300)] if "vllm" in manifest.get("groups", []) else [("unsloth", 300), ("peft4bit,vllm,shape", 320)]
+    calls[-1]["command"] = f"{unpack} && {run.format(*first)}"; calls[-1]["timeout_s"] = first[1] + 40
     for sections, budget in later:
         calls.append({"carry": [f"{stage_dir}/manifest.json"], "command": run.format(sections, budget), "timeout_s": budget + 40})
     for c in calls: assert len(c["command"]) <= 2000 and len(c["carry"]) <= 8
@@ -252,7 +256,7 @@ def to_toml(rec: dict) -> str:
     return "\n".join(top) + "\n" + "\n".join(tables) + "\n"
 
 
-def run_plan(sections=SECTIONS, work: str = "/tmp/bb-runs", steps_sft: int = 4, steps_grpo: int = 2) -> list[dict]:
+def run_plan(sections=SECTIONS, work: str = str(WORK), steps_sft: int = 4, steps_grpo: int = 2) -> list[dict]:
     "The papermill runs `run` makes, with their parameters (pure): what the CPU tests check."
     plan = []
     for name in sections:
@@ -338,7 +342,7 @@ def papermill(params: dict, out_nb: Path, env: dict, deadline: float, kill_when=
 VLLM_OVERRIDES = {"use_vllm": True, "use_unsloth": False, "load_in_4bit": False}   # vLLM loads the fp16 base; TRL syncs LoRA-merged weights into it
 
 
-def vllm_colocate(env: dict, work: Path = Path("/tmp/bb-runs"), deadline: float | None = None, steps_grpo: int = 2) -> dict:
+def vllm_colocate(env: dict, work: Path = WORK, deadline: float | None = None, steps_grpo: int = 2) -> dict:
     """The colocated vLLM path (issue 32): what `train.profiles.vllm_plan` decides on this machine for the t4 profile with
     `use_vllm = true`, then, where it says "colocate", a short episode GRPO from the base model whose rollouts vLLM
     generates (the result's `vllm` field must say so). vLLM's wheel (hundreds of MB, pinned to one torch) is over what a
@@ -354,13 +358,19 @@ def vllm_colocate(env: dict, work: Path = Path("/tmp/bb-runs"), deadline: float 
     (d / "recipe.toml").write_text(short_recipe(0, steps_grpo, unsloth=False, overrides=VLLM_OVERRIDES))
     run = ("import json; from bazaarbatna.train.pipeline import run_pipeline\n"
            f"r = run_pipeline('grpo', profile='t4', model='embedded', recipe='{d}/recipe.toml', arena='bazaar', out_dir='{d}')\n"
-           "print(json.dumps({'vllm': r['grpo'].get('vllm')}))\n")
+           "print(json.dumps({k: r['grpo'].get(k) for k in ('vllm', 'steps', 'vllm_replies', 'vllm_syncs')}))\n")
     left = max(30, (deadline or time.time() + 300) - time.time())
     try: r = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True, env=env, timeout=left)
     except subprocess.TimeoutExpired: return {"status": "failed", "plan": mode, "why": f"out of time after {left:.0f} s", "times": curve_times(d)}
-    used = json.loads(r.stdout.strip().splitlines()[-1])["vllm"] if r.returncode == 0 else None
-    return {"status": "ok" if used == "colocate" else "failed", "plan": mode, "why": why, "used": used, "times": curve_times(d),
-            "log_tail": None if used == "colocate" else (r.stdout + r.stderr)[-2000:]}
+    got = json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else {}
+    ok = vllm_did_the_rollouts(got)
+    return {"status": "ok" if ok else "failed", "plan": mode, "why": why, **got, "times": curve_times(d),
+            "log_tail": None if ok else (r.stdout + r.stderr)[-2000:]}
+
+
+def vllm_did_the_rollouts(grpo: dict) -> bool:
+    "A GRPO result whose rollouts vLLM generated (pure): the colocated engine wrote replies, and took the weights once per step."
+    return grpo.get("vllm") == "colocate" and (grpo.get("vllm_replies") or 0) > 0 and (grpo.get("vllm_syncs") or 0) >= (grpo.get("steps") or 1)
 
 
 SHAPE = {"name": "SmolLM2-1.7B-Instruct", "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 24,
@@ -398,7 +408,7 @@ def run(out: Path, sections, budget_s: float, stage_dir: Path, steps_sft: int = 
     t_start, deadline = time.time(), time.time() + budget_s
     out.mkdir(parents=True, exist_ok=True)
     record_path = out / "gpu_smoke.json"
-    work = Path("/tmp/bb-runs"); work.mkdir(parents=True, exist_ok=True)
+    work = WORK; work.mkdir(parents=True, exist_ok=True)
     old = json.loads((work / "gpu_smoke.json").read_text()) if (work / "gpu_smoke.json").exists() else {}
     env = install(assemble(stage_dir), DEVICE_STAGE / "site")
     info = subprocess.run([sys.executable, str(Path(__file__).resolve()), "info"], capture_output=True, text=True, env=env)
@@ -459,9 +469,9 @@ def basis(git=None) -> dict:
     return {
         "summary": "the embedded 135M model's per-step host work measured on an H100 (SFT 160 steps, a 48-episode batched rollout, "
                    "a decision-mode GRPO step), plus the recipe model's arithmetic at 30% of the GPU's datasheet peak and its weight "
-                   "reads at 50% of its memory bandwidth. No T4 has run it yet; the step times the GPU smoke run measured on an H200 for a model "
-                   "of the t4 recipe model's size lie within a factor of 2 of this estimate for an H100 (training/gpu/smoke-h200.json; "
-                   "tests/test_colab.py checks it).",
+                   "reads at 50% of its memory bandwidth. No T4 has run it yet. For the GPU smoke run's model of the t4 recipe model's size, "
+                   "this estimate for an H100 lies within a factor of 2 of the median step times measured on an H200 (training/gpu/smoke-h200.json; "
+                   "tests/test_colab.py checks it); at that size the host terms are most of the GRPO estimate.",
         "method": "step = measured host time (the 135M model's H100 step: launch-bound, so it stands for the work no GPU speeds up) "
                   "+ model arithmetic (2 x params per token forward, 3x for forward and backward, 4/3 with gradient checkpointing) at "
                   "compute_utilization x the device's peak; a decoding step adds the weights read once at bandwidth_utilization x its bandwidth",

@@ -172,12 +172,13 @@ class VLLMPolicy(LLMPolicy):
                  **kw):           # `LLMPolicy`'s settings; `model` and `tokenizer` are the trainer's
         super().__init__(arena, **kw)
         self.trainer, self._client = trainer, None
+        self.replies, self.syncs = 0, 0   # what the engine did: a run's result reports them
 
     def sync(self):
         "Push the trainer's weights to vLLM once per optimizer step (TRL's own tag `_last_loaded_step` says which step is loaded)."
         tr = self.trainer
         if getattr(tr, "_last_loaded_step", None) != tr.state.global_step:
-            tr.vllm_generation.sync_weights(); tr._last_loaded_step = tr.state.global_step
+            tr.vllm_generation.sync_weights(); tr._last_loaded_step = tr.state.global_step; self.syncs += 1
 
     def client(self):
         "This rank's HTTP client of the vLLM server (the main process's is TRL's; the others open their own, without the weight channel)."
@@ -204,6 +205,7 @@ class VLLMPolicy(LLMPolicy):
             c = cut_reply(c, eos, tok, self.stop_at_json)
             text = tok.decode(c, skip_special_tokens=True).strip()
             out.append({"text": text, "prompt_ids": p, "completion_ids": c} if self.keep_ids else text)
+        self.replies += len(out)
         return out
 
 # %% ../../nbs/56_scaling.ipynb #b665b7db

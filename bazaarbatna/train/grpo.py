@@ -692,8 +692,9 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
     tr = episode_trainer_class()(model=m, reward_funcs=[episode_return], args=args, train_dataset=Dataset.from_list(rows),
                                  processing_class=tok, peft_config=peft_cfg)
     Policy, on = (LLMPolicy, {}) if vllm == "none" else (VLLMPolicy, {"trainer": tr})   # vLLM: the trainer's engine generates
-    tr.setup_episodes({ar: Policy(ar, model=tr.model, tokenizer=tok, temperature=temperature, top_p=1.0, max_new_tokens=p.max_completion_len,
-                                  compact=compact, batch_size=G * prompts_per_step, keep_ids=True, **on) for ar in arenas},
+    policies = {ar: Policy(ar, model=tr.model, tokenizer=tok, temperature=temperature, top_p=1.0, max_new_tokens=p.max_completion_len,
+                           compact=compact, batch_size=G * prompts_per_step, keep_ids=True, **on) for ar in arenas}
+    tr.setup_episodes(policies,
                       advantage, max_episode_steps, sampling_seed=seed, rows_per_backward=rows_per_backward)
     t0 = time.time()
     train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
@@ -703,4 +704,5 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
             "curve": str(curve_path(out, "grpo")), "profile": p.name, "num_generations": G, "groups_per_step": prompts_per_step,
             "tasks": mix, "n_seeds": n_seeds, "groups": trained_groups(rows),
             "temperature": temperature, "scale_rewards": scale_rewards, "advantage": advantage,
-            "beta": beta, "vllm": vllm, "seed": seed}
+            "beta": beta, "vllm": vllm, "seed": seed,
+            **({"vllm_replies": sum(x.replies for x in policies.values()), "vllm_syncs": sum(x.syncs for x in policies.values())} if vllm != "none" else {})}

@@ -13,10 +13,10 @@ from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
 __all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'GRPO_STEP_TARGET_S', 'RECORD_RECIPES',
-           'recipes_dir', 'check_recipe', 'load_recipe', 'evaluate_models', 'compare', 'weights_fingerprint',
-           'write_part', 'read_part', 'eval_table', 'reward_trajectory', 'plot_dashboard', 'library_versions',
-           'run_pipeline', 'note_run', 'verdict', 'bench_rollout', 'bench_checkpoint', 'step_times', 'record_adapter',
-           'bench_grpo']
+           'recipes_dir', 'check_recipe', 'checkpoints_kept', 'load_recipe', 'evaluate_models', 'compare',
+           'weights_fingerprint', 'write_part', 'read_part', 'eval_table', 'reward_trajectory', 'plot_dashboard',
+           'library_versions', 'run_pipeline', 'note_run', 'verdict', 'bench_rollout', 'bench_checkpoint', 'step_times',
+           'record_adapter', 'bench_grpo']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -56,13 +56,17 @@ def check_recipe(rec: dict, source: str = "recipe") -> dict:
     cap = (rec.get("eval") or {}).get("max_new_tokens")
     if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 1):
         raise ValueError(f"{source}: [eval] max_new_tokens must be a whole number >= 1 (the evaluation's reply length cap), got {cap!r}")
-    keep = (rec.get("checkpoints") or {}).get("keep", 2)
-    if not isinstance(keep, int) or isinstance(keep, bool) or keep < 1:
+    keep = (rec.get("checkpoints") or {}).get("keep")
+    if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 1):
         raise ValueError(f"{source}: [checkpoints] keep must be a whole number >= 1 (checkpoints kept per stage), got {keep!r}")
     seed = rec.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"{source}: seed must be a whole number >= 0 (the training seed of every stage), got {seed!r}")
     return rec
+
+def checkpoints_kept(rec: dict) -> int:
+    "How many checkpoints each stage keeps: the recipe's `[checkpoints] keep`, else 2 (a synced folder such as Google Drive has a quota)."
+    return (rec.get("checkpoints") or {}).get("keep", 2)
 
 def load_recipe(name_or_path: str) -> dict:
     "A run recipe (TOML) by profile name (`cpu`, `t4`, `l4`, `a100`) or path."
@@ -309,7 +313,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
     compact = bool(rec.get("compact", False))  # prompt style, the same for every stage
     seed = rec.get("seed", 0)                  # the training seed of every stage
     started = time.time()
-    keep = (rec.get("checkpoints") or {}).get("keep", 2)   # checkpoints kept per stage
+    keep = checkpoints_kept(rec)
     res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
            "out_dir": str(out), "compact": compact, "seed": seed, "versions": library_versions(), "cpu_count": os.cpu_count(),
            "recipe_settings": rec}   # the recipe as it was read: a committed run says what made it
