@@ -323,9 +323,6 @@ def estimate_run(rec: dict,           # the recipe (load_recipe)
 
 
 def model_params(model: str) -> int:
-    "The parameter count of `model` (a name, Hub id or folder), from its config alone: an empty copy on the meta device."
-    import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
-    from bazaarbatna.models import resolve_model
-    with torch.device("meta"): m = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(resolve_model(str(model))))
-    return sum(p.numel() for p in m.parameters())
+    "The parameter count of `model` (a name, Hub id or folder), from its config alone (`train.checkpoints.meta_model`)."
+    from bazaarbatna.train.checkpoints import meta_model
+    return sum(p.numel() for p in meta_model(model).parameters())

@@ -221,14 +221,14 @@ def test_drive_mirror_then_resume_on_a_fresh_runtime(tmp_path):
 
 def _shape_params():
     "The t4 recipe model's parameter count, from its shape (tools/gpu_smoke.SHAPE) on the embedded model's config: offline."
-    import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers import AutoConfig
     from bazaarbatna.models import resolve_model
+    from bazaarbatna.train.checkpoints import meta_model
     sys.path.insert(0, str(ROOT / "tools")); import gpu_smoke
     cfg = AutoConfig.from_pretrained(resolve_model("embedded"))
     for k, v in gpu_smoke.SHAPE.items():
         if k != "name": setattr(cfg, k, v)
-    with torch.device("meta"): return sum(p.numel() for p in AutoModelForCausalLM.from_config(cfg).parameters())
+    return sum(p.numel() for p in meta_model(cfg).parameters())
 
 @pytest.mark.parametrize("recipe,device", [("t4", "T4"), ("l4", "L4"), ("a100", "A100")])
 def test_gpu_recipes_fit_an_hour(recipe, device):

@@ -15,7 +15,7 @@ from transformers import TrainerCallback
 __all__ = ['CHATML_TEMPLATE', 'BYTES_PER_PARAM', 'atomic_write_json', 'read_json', 'curve_path', 'CurveLogger', 'tiny_tokenizer',
            'tiny_model_and_tokenizer', 'erase_tree', 'list_checkpoints', 'latest_checkpoint', 'checkpoint_step',
            'HostCopies', 'StepCheckpointer', 'plain_cpu_device', 'checkpoint_args', 'train_resumable', 'save_adapter',
-           'trainable_params', 'checkpoint_bytes', 'checkpoint_plan']
+           'meta_model', 'trainable_params', 'checkpoint_bytes', 'checkpoint_plan']
 
 # %% ../../nbs/51_train_checkpoints.ipynb #84392544
 def atomic_write_json(path: str | Path,  # target file
@@ -400,19 +400,23 @@ def save_adapter(trainer,            # a trained transformers/TRL trainer
     return str(folder)
 
 # %% ../../nbs/51_train_checkpoints.ipynb #cb04e9f3
-def trainable_params(model,      # a model name/path ("embedded", a Hub id, a folder) or a transformers config
-                     p,          # the `Profile` whose LoRA is counted
-                    ) -> int:
-    "The parameters profile `p`'s LoRA trains on `model`, counted on an empty copy built from its config on the meta device."
+def meta_model(model):   # a model name/path ("embedded", a Hub id, a folder) or a transformers config
+    "An empty copy of `model` on the meta device, built from its config: its shapes and parameter counts, no weights."
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
-    from peft import get_peft_model
-    from bazaarbatna.train.profiles import lora_config
     if isinstance(model, (str, os.PathLike)):
         from bazaarbatna.models import resolve_model
         model = AutoConfig.from_pretrained(resolve_model(str(model)))
-    with torch.device("meta"): m = AutoModelForCausalLM.from_config(model)
-    m = get_peft_model(m, lora_config(p, getattr(model, "num_hidden_layers", None)))
+    with torch.device("meta"): return AutoModelForCausalLM.from_config(model)
+
+def trainable_params(model,      # a model name/path ("embedded", a Hub id, a folder) or a transformers config
+                     p,          # the `Profile` whose LoRA is counted
+                    ) -> int:
+    "The parameters profile `p`'s LoRA trains on `model`, counted on an empty copy (`meta_model`)."
+    from peft import get_peft_model
+    from bazaarbatna.train.profiles import lora_config
+    m = meta_model(model)
+    m = get_peft_model(m, lora_config(p, getattr(m.config, "num_hidden_layers", None)))
     return sum(x.numel() for x in m.parameters() if x.requires_grad)
 
 BYTES_PER_PARAM = 12   # the fp32 adapter (4) and AdamW's two fp32 moments (8), per trainable parameter
