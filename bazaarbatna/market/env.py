@@ -358,15 +358,18 @@ class MarketEnv:
             if key is not None: _SETUPS[key] = hit
         self.order, self.decay, self.opponent_version = hit
         self.seed, self.fresh = seed, None
-        self.reset(seed)
+        self._draw()                  # the episode, without the observation nobody reads here (`reset` makes it)
 
     # ---- lifecycle -------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> dict:
         "Start a new episode (same seed, same episode); return lab 0's observation."
         if seed is not None: self.seed = seed
-        f = self.fresh                # the seed of an episode drawn and not played since (the constructor resets, and
-        if f is not None and f == self.seed and type(f) is type(self.seed):   # `make_env` then `reset` is the usual start):
-            return self.observe(0)    # that episode is this one, bit for bit (the draw is a function of the seed)
+        f = self.fresh                # the seed of an episode drawn and not played since (the constructor draws, and
+        if f is None or f != self.seed or type(f) is not type(self.seed): self._draw()   # `make_env` then `reset` is the
+        return self.observe(0)        # usual start): else that episode is this one, bit for bit (a function of the seed)
+
+    def _draw(self):
+        "Draw the episode of `self.seed`: its world and random stream, fresh accounts, an empty transcript."
         self.rng = market_rng(self.seed, self.task.name)   # one stream: the world, then the market
         self.w = generate_world(self.task, self.seed, self.rng)
         self.views = v = _new(_Views); v.cache = {}   # = _Views(), without the __init__ call
@@ -392,7 +395,6 @@ class MarketEnv:
         t.__dict__.update(meta={"arena": "market", "task": self.task.name, "seed": self.seed,
                                 "opponent_version": self.opponent_version, "labs": names}, _turns=[], _raw=[])
         self.fresh = self.seed        # `_apply`, `_end` and `restore` clear it
-        return self.observe(0)
 
     def observe(self, lab: int = 0) -> dict:
         "Observation of `lab` now."
