@@ -223,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("eval", cmd_eval, "run a tournament; records under --out")
     s.add_argument("--arena", required=True, choices=["bazaar", "market"])
     s.add_argument("--tasks", default="all"); s.add_argument("--policies", default="all")
-    s.add_argument("--seeds", default="eval", help="eval | eval:N (validation) | test:N | train:N | ranges like 100000-100004")
+    s.add_argument("--seeds", default="eval", help="eval | eval:N or valid:N (validation) | test:N | train:N | ranges like 100000-100004")
     s.add_argument("--out", required=True); s.add_argument("--workers", type=int)
     s.add_argument("--transcripts", default="all", help="all | none | K (the first K seeds)")
     s.add_argument("--backend", default="local", choices=["local", "ray"],
