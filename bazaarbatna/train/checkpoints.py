@@ -220,8 +220,10 @@ class StepCheckpointer(TrainerCallback):
                  every: int = 1,            # save every this many steps
                  hub_repo: str | None = None,  # push each checkpoint to this Hub repo (off by default)
                  background: bool = False,  # write the files in a thread while training goes on (`Profile.background_checkpoints`)
+                 note: dict | None = None,  # the prompt-style note (`agents.write_prompt_style`'s arguments) for each checkpoint
                 ):
         self.trainer, self.keep, self.every, self.hub_repo, self.background = trainer, keep, every, hub_repo, background
+        self.note = note   # so `llm:<checkpoint>` prompts a checkpoint as it was trained, before the run's final adapter exists
         self.save_seconds: list[float] = []   # how long each save held training up
         self._after_log, self._writer, self._error, self._copies = False, None, None, HostCopies()
         import threading
@@ -295,6 +297,9 @@ class StepCheckpointer(TrainerCallback):
         if pending: self._copies.ready()
         for write, obj, path, args, kw in pending: write(obj, path, *args, **kw)
         final = out / f"checkpoint-{step}"
+        if self.note is not None:
+            from bazaarbatna.agents import write_prompt_style
+            write_prompt_style(stage / final.name, **self.note)
         if final.exists(): erase_tree(final)
         if self.keep > 1:             # make room first: a kill at any moment leaves at most `keep`, at least one
             self._prune(list_checkpoints(out)[:1 - self.keep])
@@ -361,6 +366,7 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
                     hub_repo: str | None = None,
                     extra: dict | None = None,  # constant fields for every curve record
                     background: bool = False,  # write checkpoints in a thread (`StepCheckpointer`)
+                    note: dict | None = None,  # the prompt-style note written into each checkpoint (`StepCheckpointer`)
                    ):
     "Train with a checkpoint every step and an incremental curve; returns (train output, checkpointer)."
     from bazaarbatna.train.profiles import trl_cpu_fallback, fp16_master_weights
@@ -371,7 +377,7 @@ def train_resumable(trainer,                 # a transformers/TRL trainer
     if not resume and (old := list_checkpoints(out)):   # they would outrank this run's own checkpoints as "latest"
         raise ValueError(f"{out} holds checkpoints of an earlier run ({', '.join(p.name for p in old)}): resume=True continues "
                          "that run; to start over, use another output folder or remove them")
-    ck = StepCheckpointer(trainer, keep=keep, hub_repo=hub_repo, background=background)
+    ck = StepCheckpointer(trainer, keep=keep, hub_repo=hub_repo, background=background, note=note)
     if trainer.accelerator.num_processes > 1:   # several processes: check every step that the ranks hold the same weights
         from bazaarbatna.train.distributed import RankSync
         if RankSync.applies(trainer): trainer.add_callback(RankSync(trainer))   # before the curve: it adds its columns to the log

@@ -592,6 +592,7 @@ def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_ste
         if continuation == SELF: reward.policies = policies(tr.model)   # the model being trained plays on, greedy
         t0 = time.time()
         train_resumable(tr, "grpo", resume=resume or r > 0, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
+                        note={"compact": compact, "stage": "grpo", "arenas": list(arenas)},
                         extra={"profile": p.name, **({"round": r} if len(rounds) > 1 else {})})
         trained_s += time.time() - t0
         m, peft_cfg = tr.model, None   # the next round continues this adapter (and its optimizer, from the checkpoint)
@@ -698,7 +699,7 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
                       advantage, max_episode_steps, sampling_seed=seed, rows_per_backward=rows_per_backward)
     t0 = time.time()
     train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
-                    extra={"profile": p.name, "mode": EPISODE})
+                    note={"compact": compact, "stage": "grpo", "arenas": list(arenas)}, extra={"profile": p.name, "mode": EPISODE})
     final = save_adapter(tr, tok, stage_dir / "final", compact, stage="grpo", arenas=list(arenas))
     return {"stage": "grpo", "mode": EPISODE, "adapter": final, "steps": checkpoint_step(stage_dir), "seconds": round(time.time() - t0, 1),
             "curve": str(curve_path(out, "grpo")), "profile": p.name, "num_generations": G, "groups_per_step": prompts_per_step,

@@ -172,6 +172,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     tr = SFTTrainer(model=m, args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
     t0 = time.time()
     train_resumable(tr, stage, resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
+                    note={"compact": compact, "stage": stage, "arenas": list(arenas)},
                     extra={"profile": p.name})
     final = stage_dir / "final"
     save_adapter(tr, tok, final, compact, stage=stage, arenas=list(arenas))
