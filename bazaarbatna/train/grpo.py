@@ -571,6 +571,7 @@ def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_ste
     from bazaarbatna.train.profiles import vllm_args
     rounds = recollection_rounds(steps, recollect_every, on_policy_states, beta)
     stage_dir = out / "grpo"
+    note = {"compact": compact, "stage": "grpo", "arenas": list(arenas)}   # the prompt style, beside each checkpoint and the final adapter
     def policies(model):   # the model as a batched policy with the prompts and reply limit it trains on
         return {ar: LLMPolicy(ar, model=model, tokenizer=tok, max_new_tokens=p.max_completion_len, compact=compact,
                               batch_size=G * prompts_per_step) for ar in arenas}
@@ -592,12 +593,11 @@ def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_ste
         if continuation == SELF: reward.policies = policies(tr.model)   # the model being trained plays on, greedy
         t0 = time.time()
         train_resumable(tr, "grpo", resume=resume or r > 0, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
-                        note={"compact": compact, "stage": "grpo", "arenas": list(arenas)},
-                        extra={"profile": p.name, **({"round": r} if len(rounds) > 1 else {})})
+                        note=note, extra={"profile": p.name, **({"round": r} if len(rounds) > 1 else {})})
         trained_s += time.time() - t0
         m, peft_cfg = tr.model, None   # the next round continues this adapter (and its optimizer, from the checkpoint)
     final = stage_dir / "final"
-    save_adapter(tr, tok, final, compact, stage="grpo", arenas=list(arenas))
+    save_adapter(tr, tok, final, **note)
     return {"stage": "grpo", "mode": DECISION, "adapter": str(final), "states": sum(n_states), "states_per_round": n_states, "steps": checkpoint_step(stage_dir),
             "seconds": round(trained_s, 1), "curve": str(curve_path(out, "grpo")), "profile": p.name,
             "num_generations": G, "continuation": continuation, "vllm": vllm,
@@ -682,6 +682,7 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
     from trl import GRPOConfig
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, checkpoint_step
     from bazaarbatna.train.profiles import vllm_args
+    note = {"compact": compact, "stage": "grpo", "arenas": list(arenas)}   # the prompt style, beside each checkpoint and the final adapter
     from bazaarbatna.train.distributed import VLLMPolicy
     stage_dir = out / "grpo"
     args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,
@@ -699,8 +700,8 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
                       advantage, max_episode_steps, sampling_seed=seed, rows_per_backward=rows_per_backward)
     t0 = time.time()
     train_resumable(tr, "grpo", resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
-                    note={"compact": compact, "stage": "grpo", "arenas": list(arenas)}, extra={"profile": p.name, "mode": EPISODE})
-    final = save_adapter(tr, tok, stage_dir / "final", compact, stage="grpo", arenas=list(arenas))
+                    note=note, extra={"profile": p.name, "mode": EPISODE})
+    final = save_adapter(tr, tok, stage_dir / "final", **note)
     return {"stage": "grpo", "mode": EPISODE, "adapter": final, "steps": checkpoint_step(stage_dir), "seconds": round(time.time() - t0, 1),
             "curve": str(curve_path(out, "grpo")), "profile": p.name, "num_generations": G, "groups_per_step": prompts_per_step,
             "tasks": mix, "n_seeds": n_seeds, "groups": trained_groups(rows),

@@ -171,10 +171,10 @@ def train_sft(out_dir,                           # run folder; the stage writes 
                      lr_scheduler_type="cosine", warmup_steps=max(1, steps // 20), **kw, **checkpoint_args())
     tr = SFTTrainer(model=m, args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
     t0 = time.time()
+    note = {"compact": compact, "stage": stage, "arenas": list(arenas)}   # the prompt style, beside each checkpoint and the final adapter
     train_resumable(tr, stage, resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
-                    note={"compact": compact, "stage": stage, "arenas": list(arenas)},
-                    extra={"profile": p.name})
+                    note=note, extra={"profile": p.name})
     final = stage_dir / "final"
-    save_adapter(tr, tok, final, compact, stage=stage, arenas=list(arenas))
+    save_adapter(tr, tok, final, **note)
     return {"stage": stage, "adapter": str(final), "samples": len(ds), "longest_sample": longest, "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, stage)), "profile": p.name, "seed": seed}
