@@ -6,11 +6,13 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/bazaar_prompts.html.md"""
 
 # %% ../../nbs/17_bazaar_prompts.ipynb #978f9b77
 from __future__ import annotations
+import re
 from ..core import ActionError, _num, ladder_price
 
 # %% auto #0
-__all__ = ['ROLE_BRIEF', 'COMPACT_ROLE', 'LADDER', 'RUNG_REPLY', 'PROMPTING', 'own_offers', 'offer_bounds', 'guard_offer',
-           'price_ladder', 'ladder_line', 'snap_to_ladder', 'rung_action', 'read_rung', 'rung_reply', 'LadderPolicy']
+__all__ = ['ROLE_BRIEF', 'COMPACT_ROLE', 'LADDER', 'PERCENT', 'RUNG_REPLY', 'PROMPTING', 'own_offers', 'offer_bounds',
+           'guard_offer', 'price_ladder', 'ladder_line', 'snap_to_ladder', 'rung_action', 'read_rung', 'rung_reply',
+           'LadderPolicy']
 
 # %% ../../nbs/17_bazaar_prompts.ipynb #01258686
 ROLE_BRIEF = ("You are a shrewd buyer haggling with a seller in an Indian bazaar. Your budget is private: "
@@ -69,11 +71,18 @@ def snap_to_ladder(price: float, obs: dict) -> float | int:
     if not lad: return price
     return next((p for _, p in lad if p >= price - 1e-9), lad[-1][1])
 
+PERCENT = re.compile(r"\s*(\d{1,3}(?:\.\d+)?)\s*%\s*")   # a rung label's shape: "58%"
+
 def rung_action(reply: dict, obs: dict) -> dict:
-    "A compact bazaar reply naming a ladder rung ({'action': 'offer', 'rung': '58%'}) as the offer at that rung's price."
+    """A compact bazaar reply naming a ladder rung ({'action': 'offer', 'rung': '58%'}) as the offer at that rung's price. A
+    percentage that is no rung now (below my own last offer, between two rungs, above the top) is read as that share of the
+    ask moved onto the ladder (`snap_to_ladder`), as the guard moves a price into its range."""
     label = reply.get("rung")
     if not isinstance(label, str): raise ActionError("wrong_type", "rung", f"rung must be a ladder label as text, like \"58%\", got {label!r:.20}")
-    price = dict(price_ladder(obs)).get(label.strip())
+    ladder = price_ladder(obs)
+    price = dict(ladder).get(label.strip())
+    if price is None and ladder and (m := PERCENT.fullmatch(label)):
+        price = snap_to_ladder(_num(obs.get("ask")) * float(m.group(1)) / 100, obs)
     if price is None: raise ActionError("invalid_now", "rung", f"{label!r:.20} is not on the offer ladder now")
     return {**{k: v for k, v in reply.items() if k != "rung"}, "price": price}
 
