@@ -24,7 +24,7 @@ __all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'FORMAT_BONUS',
 
 # %% ../../nbs/53_train_grpo.ipynb #def7438e
 EPISODE, DECISION = "episode", "decision"   # GRPO modes: whole episodes (default), or one scored reply (the older design)
-ADVANTAGES = ("episode", "reward_to_go", "placebo")   # what a decision's advantage is built from ("placebo": a control)
+ADVANTAGES = ("episode", "episode_once", "reward_to_go", "placebo")   # what a decision's advantage is built from ("placebo": a control)
 SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
 
 def is_count(x) -> bool:
@@ -92,26 +92,30 @@ def _derangement(n: int, rng) -> list:
 
 def episode_advantages(groups: list,            # per group, per episode: the rewards of its decisions, in order
                        scale: str = "group",    # "group", "batch" or "none" (TRL's `scale_rewards`)
-                       kind: str = "episode",   # "episode" (the episode return), "reward_to_go" or "placebo" (a control)
+                       kind: str = "episode",   # "episode" (the episode return), "episode_once", "reward_to_go" or "placebo" (a control)
                        eps: float = 1e-4,
                        batch_sd: float | None = None,  # scale "batch": the std of the whole batch's returns when it spans several processes
                        seed: int = 0,           # "placebo": the seed of its shuffles
                       ) -> list:                # per group, per episode, per decision: the advantage
     """Each decision's advantage: its episode's return (or its reward-to-go) minus the group's mean, over the chosen std.
-    "placebo" is a control: each group's episode advantages, shuffled among its episodes (never in place), so an update
+    "episode_once" weighs each episode once whatever its length: its advantage is shared among its decisions, times the
+    mean number of decisions an episode of these groups has (so an update keeps "episode"'s size). "placebo" is a control: each group's episode advantages, shuffled among its episodes (never in place), so an update
     has the real one's size and spread but no information about which episode did better."""
     if scale not in SCALE_REWARDS: raise ValueError(f"unknown scale {scale!r}; choose one of {list(SCALE_REWARDS)}")
     if kind not in ADVANTAGES: raise ValueError(f"unknown advantage {kind!r}; choose one of {list(ADVANTAGES)}")
     rng = random.Random(seed)
     returns = [[sum(ep) for ep in g] for g in groups]
     if batch_sd is None: batch_sd = _std([r for g in returns for r in g])
+    lengths = [len(ep) for g in groups for ep in g if ep]
+    mean_len = sum(lengths) / len(lengths) if lengths else 1.0   # "episode_once": per process, over the groups it was given
     out = []
     for g, rets in zip(groups, returns):
         sd = 1.0 if scale == "none" else (_std(rets) if scale == "group" else batch_sd) + eps
-        if kind in ("episode", "placebo"):
+        if kind in ("episode", "episode_once", "placebo"):
             mean = sum(rets) / len(rets)
             per = [(r - mean) / sd for r in rets]
             if kind == "placebo": per = [per[j] for j in _derangement(len(per), rng)]
+            if kind == "episode_once": out.append([[a * mean_len / len(ep)] * len(ep) for ep, a in zip(g, per)]); continue
             out.append([[a] * len(ep) for ep, a in zip(g, per)]); continue
         togo = [[sum(ep[t:]) for t in range(len(ep))] for ep in g]   # reward-to-go at each of the episode's decisions
         longest = max(map(len, g), default=0)
