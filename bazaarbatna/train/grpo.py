@@ -99,8 +99,9 @@ def episode_advantages(groups: list,            # per group, per episode: the re
                       ) -> list:                # per group, per episode, per decision: the advantage
     """Each decision's advantage: its episode's return (or its reward-to-go) minus the group's mean, over the chosen std.
     "episode_once" weighs each episode once whatever its length: its advantage is shared among its decisions, times the
-    mean number of decisions an episode of these groups has (so an update keeps "episode"'s size). "placebo" is a control: each group's episode advantages, shuffled among its episodes (never in place), so an update
-    has the real one's size and spread but no information about which episode did better."""
+    mean number of decisions an episode of these groups has (so an update keeps "episode"'s size). "placebo" is a
+    control: each group's episode advantages, shuffled among its episodes (never in place), so an update has the real
+    one's size and spread but no information about which episode did better."""
     if scale not in SCALE_REWARDS: raise ValueError(f"unknown scale {scale!r}; choose one of {list(SCALE_REWARDS)}")
     if kind not in ADVANTAGES: raise ValueError(f"unknown advantage {kind!r}; choose one of {list(ADVANTAGES)}")
     rng = random.Random(seed)
@@ -115,7 +116,7 @@ def episode_advantages(groups: list,            # per group, per episode: the re
             mean = sum(rets) / len(rets)
             per = [(r - mean) / sd for r in rets]
             if kind == "placebo": per = [per[j] for j in _derangement(len(per), rng)]
-            if kind == "episode_once": out.append([[a * mean_len / len(ep)] * len(ep) for ep, a in zip(g, per)]); continue
+            if kind == "episode_once": out.append([[a * mean_len / max(1, len(ep))] * len(ep) for ep, a in zip(g, per)]); continue
             out.append([[a] * len(ep) for ep, a in zip(g, per)]); continue
         togo = [[sum(ep[t:]) for t in range(len(ep))] for ep in g]   # reward-to-go at each of the episode's decisions
         longest = max(map(len, g), default=0)
