@@ -182,10 +182,11 @@ def unmet_requirements(wheels: list[Path], image: dict = DEVICE_IMAGE) -> list[t
     found or None). pip installs the wheels with --no-deps on the device, so a version clash shows only at import there."""
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name, parse_wheel_filename
-    staged = {canonicalize_name(parse_wheel_filename(w.name)[0]): str(parse_wheel_filename(w.name)[1]) for w in wheels}
-    present = {**{canonicalize_name(k): v for k, v in image.items()}, **staged}
+    projects = [(w, *parse_wheel_filename(w.name)[:2]) for w in wheels]
+    present = {**{canonicalize_name(k): v for k, v in image.items()}, **{canonicalize_name(n): str(v) for _, n, v in projects}}
     unmet = []
-    for w in wheels:
+    for w, project, _ in projects:
+        project = canonicalize_name(project)
         with zipfile.ZipFile(w) as z:
             meta = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
             text = z.read(meta[0]).decode("utf-8", "replace") if meta else ""
@@ -194,9 +195,9 @@ def unmet_requirements(wheels: list[Path], image: dict = DEVICE_IMAGE) -> list[t
             req = Requirement(line.split(":", 1)[1].strip())
             if req.marker and not req.marker.evaluate(DEVICE_MARKERS): continue
             name = canonicalize_name(req.name)
-            if name not in present: unmet.append((canonicalize_name(parse_wheel_filename(w.name)[0]), name, str(req), None))
+            if name not in present: unmet.append((project, name, str(req), None))
             elif present[name] is not None and req.specifier and not req.specifier.contains(present[name], prereleases=True):
-                unmet.append((canonicalize_name(parse_wheel_filename(w.name)[0]), name, str(req), present[name]))
+                unmet.append((project, name, str(req), present[name]))
     return unmet
 
 
