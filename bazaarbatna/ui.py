@@ -461,6 +461,7 @@ CSS = """
 .bb-notice-info {background:#e8f5e9; color:#1b5e20; border:1px solid #c8e6c9; border-radius:8px; padding:5px 10px; font-size:13px;}
 .bb-why {color:#6d4c41; font-size:12px;}
 .bb-busy {color:#1565c0; font-size:13px;}
+.bb-turn {cursor:progress;}
 .bb-side {padding-left:12px; box-sizing:border-box;}
 </style>
 """
@@ -489,9 +490,17 @@ class _View:
         self._lockable: list = []
         self.gate = OneAtATime()
 
+    def turn(self, fn, *args, key=None):
+        "Run `fn(*args)` as one turn through the gate (`OneAtATime`), the view marked `bb-turn` until the turn has ended."
+        w = getattr(self, "widget", None)
+        if w is not None: w.add_class("bb-turn")
+        try: return self.gate(fn, *args, key=key)
+        finally:
+            if w is not None: w.remove_class("bb-turn")
+
     def _on_click(self, button, fn, *args):
-        "Run `fn(*args)` when `button` is clicked, one turn at a time (`OneAtATime`)."
-        button.on_click(lambda _b: self.gate(fn, *args))
+        "Run `fn(*args)` when `button` is clicked, one turn at a time."
+        button.on_click(lambda _b: self.turn(fn, *args))
 
     def show_error(self, text: str):
         "Show `text` as an error."
@@ -1030,7 +1039,7 @@ def new_game(self: Play):
     self.env, self.obs, self.done, self.episode, self.rewards, self.components = env, obs, False, None, [], []
     self.render_observation = getattr(_registry().get_arena(arena), "render_observation", None)
     if self.form is None or self.form.schema is not schema:
-        self.form = ActionForm(schema, lambda name: self.gate(self.act, name, key=self.form.key(name)), choices=side.choices)
+        self.form = ActionForm(schema, lambda name: self.turn(self.act, name, key=self.form.key(name)), choices=side.choices)
         self.form_box.children = [self.form.widget]
     self._lockable = [self.new_w, *self.form.buttons.values(), self.form.send]
     self.show_info(f"New game: {task}, seed {seed}. You are the {side.name}; opponent: {self.opp_w.label}.")
@@ -1303,7 +1312,7 @@ class Replay(_View):
         self.path_w = W.Text(placeholder="path to a transcript .json or a results.jsonl", description="file",
                              layout=W.Layout(width="460px"), style={"description_width": "36px"})
         self.path_w.add_class("bb-in-path")
-        self.path_w.on_msg(lambda _w, c, _b: isinstance(c, dict) and c.get("event") == "submit" and self.gate(self.load, self.path_w.value))
+        self.path_w.on_msg(lambda _w, c, _b: isinstance(c, dict) and c.get("event") == "submit" and self.turn(self.load, self.path_w.value))
         self.load_w = W.Button(description="Load", icon="folder-open", button_style="primary"); self.load_w.add_class("bb-load")
         self.upload_w = W.FileUpload(accept=".json,.jsonl", multiple=False, description="Upload")
         self.upload_w.observe(lambda ch: self._uploaded(), names="value")

@@ -270,6 +270,11 @@ def send(page, label: str):
     page.wait_for_timeout(600)   # a person's pace: the same click twice within half a second is a double-click, and dropped
     page.locator(".bb-play .bb-send").click()
     page.wait_for_function("(b) => document.querySelector('.bb-play .bb-status').innerText !== b", arg=before)
+    wait_turn(page)
+
+def wait_turn(page):
+    "Wait until the turn that has redrawn the board has ended: the menu of valid actions is set after the board (`_View.turn`)."
+    page.wait_for_function("() => !document.querySelector('.bb-play.bb-turn')")
 
 def test_a_market_lab_that_loses_money_does_not_read_deal(page):
     choose(page, "bb-sel-arena", "market")
@@ -278,6 +283,7 @@ def test_a_market_lab_that_loses_money_does_not_read_deal(page):
     page.locator(".bb-play .bb-new").click()
     page.locator(".bb-play .bb-menu select").wait_for()
     wait_text(page, ".bb-play .bb-status", "Your jobs")                               # the status redraws in its own message
+    wait_turn(page)                                                                      # ...before the menu narrows to the valid actions
     status = squash(page.locator(".bb-play .bb-status").inner_text())
     assert "Your jobs" in status and "due R4" in status, status                        # jobs and deadlines, not only in the raw text
     fields = page.locator(".bb-play .bb-send").evaluate("b => b.closest('.widget-hbox, .widget-box').parentElement !== null && "
