@@ -14,8 +14,8 @@ from .arenas import ARENAS, get_arena, make_policy
 # %% auto #0
 __all__ = ['PROMPT_STYLE_FILE', 'arena_prompting', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
            'compact_system_prompt', 'compact_observation', 'parse_reply', 'guard_action', 'teacher_policy',
-           'reply_json', 'write_prompt_style', 'saved_prompt_style', 'adapter_base', 'load_policy_model',
-           'release_policy_model', 'LLMPolicy', 'rollout_batch']
+           'reply_json', 'prompt_style', 'write_prompt_style', 'saved_prompt_style', 'adapter_base',
+           'load_policy_model', 'release_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #4a542d3b
 def arena_prompting(arena: str) -> dict:
@@ -147,6 +147,12 @@ def reply_json(arena: str,            # "bazaar" or "market"
 
 # %% ../nbs/40_agents.ipynb #cb28bf4b
 PROMPT_STYLE_FILE = "bazaarbatna.json"   # written beside a trained adapter: the prompt style it was trained on
+
+def prompt_style(compact: bool,         # trained on compact prompts
+                 stage: str,            # the training stage ("sft", "grpo", ...)
+                 arenas) -> dict:       # the arenas it trained on
+    "The note a trainer writes beside each checkpoint and its final adapter (`write_prompt_style`'s arguments)."
+    return {"compact": bool(compact), "stage": stage, "arenas": list(arenas)}
 
 def write_prompt_style(folder,              # an adapter folder
                        compact: bool,       # trained on compact prompts

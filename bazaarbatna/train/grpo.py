@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from ..core import Refused, _num, extract_json, rounds_left
 from ..arenas import get_arena, list_policies, make_policy
-from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy
+from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy, prompt_style
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
@@ -576,7 +576,7 @@ def _train_decisions(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_ste
     from bazaarbatna.train.profiles import vllm_args
     rounds = recollection_rounds(steps, recollect_every, on_policy_states, beta)
     stage_dir = out / "grpo"
-    note = {"compact": compact, "stage": "grpo", "arenas": list(arenas)}   # the prompt style, beside each checkpoint and the final adapter
+    note = prompt_style(compact, "grpo", arenas)   # beside each checkpoint and the final adapter
     def policies(model):   # the model as a batched policy with the prompts and reply limit it trains on
         return {ar: LLMPolicy(ar, model=model, tokenizer=tok, max_new_tokens=p.max_completion_len, compact=compact,
                               batch_size=G * prompts_per_step) for ar in arenas}
@@ -687,7 +687,7 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
     from trl import GRPOConfig
     from bazaarbatna.train.checkpoints import train_resumable, checkpoint_args, curve_path, save_adapter, checkpoint_step
     from bazaarbatna.train.profiles import vllm_args
-    note = {"compact": compact, "stage": "grpo", "arenas": list(arenas)}   # the prompt style, beside each checkpoint and the final adapter
+    note = prompt_style(compact, "grpo", arenas)   # beside each checkpoint and the final adapter
     from bazaarbatna.train.distributed import VLLMPolicy
     stage_dir = out / "grpo"
     args = GRPOConfig(output_dir=str(stage_dir), max_steps=steps, num_generations=G, max_completion_length=p.max_completion_len,

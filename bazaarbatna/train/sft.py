@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, random, time
 from pathlib import Path
 from ..arenas import get_arena
-from ..agents import build_messages, teacher_policy, reply_json
+from ..agents import build_messages, teacher_policy, reply_json, prompt_style
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
@@ -171,7 +171,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
                      lr_scheduler_type="cosine", warmup_steps=max(1, steps // 20), **kw, **checkpoint_args())
     tr = SFTTrainer(model=m, args=args, train_dataset=ds, processing_class=tok, peft_config=peft_cfg)
     t0 = time.time()
-    note = {"compact": compact, "stage": stage, "arenas": list(arenas)}   # the prompt style, beside each checkpoint and the final adapter
+    note = prompt_style(compact, stage, arenas)   # beside each checkpoint and the final adapter
     train_resumable(tr, stage, resume=resume, keep=keep, curve_dir=out, hub_repo=hub_repo, background=p.background_checkpoints,
                     note=note, extra={"profile": p.name})
     final = stage_dir / "final"
