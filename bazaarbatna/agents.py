@@ -252,6 +252,10 @@ class LLMPolicy:
 
     def reset(self, seed: int) -> None: self._seed_offset = seed
 
+    def restart_sampling(self, seed: int | None) -> None:
+        "Start the sampling stream again at `seed`: the same batch of episodes then samples the same replies, whatever this policy played before."
+        self.seed, self._calls = seed, 0
+
     def generate(self, convs: list, seed: int | None) -> list:
         "One reply per conversation (with `keep_ids`: a dict of its text and token ids), from the model in this process."
         from bazaarbatna.models import chat_generate

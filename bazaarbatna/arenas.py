@@ -6,12 +6,12 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/arenas.html.md"""
 
 # %% ../nbs/05_arenas.ipynb #7f69c2c9
 from __future__ import annotations
-import importlib
+import importlib, re
 from types import SimpleNamespace
 
 # %% auto #0
-__all__ = ['ARENAS', 'REFERENCE_SEED_OFFSET', 'get_arena', 'list_tasks', 'list_policies', 'make_env', 'make_policy',
-           'random_search', 'fit_tuned_reference']
+__all__ = ['ARENAS', 'LLM_TEMPERATURE_MAX', 'REFERENCE_SEED_OFFSET', 'get_arena', 'list_tasks', 'list_policies', 'make_env',
+           'is_llm_policy', 'llm_spec', 'make_policy', 'random_search', 'fit_tuned_reference']
 
 # %% ../nbs/05_arenas.ipynb #4587cbc3
 ARENAS = {"bazaar": "bazaarbatna.bazaar", "market": "bazaarbatna.market"}
@@ -45,14 +45,39 @@ def make_env(arena: str, task: str, seed: int = 0, **overrides):
     "A fresh environment of `task` in `arena`."
     return get_arena(arena).make_env(task, seed=seed, **overrides)
 
+LLM_TEMPERATURE_MAX = 2.0   # the highest sampling temperature an `llm…@T` policy name may ask for
+
+def is_llm_policy(name) -> bool:
+    "Whether `name` names the LLM policy: `llm`, `llm:<model>`, either with `@<T>` (see `llm_spec`)."
+    return isinstance(name, str) and (name == "llm" or name.startswith(("llm:", "llm@")))
+
+def llm_spec(name: str) -> tuple:
+    """(model or None, temperature) of an LLM policy name. `llm:<model>` plays greedily; `llm:<model>@<T>` samples at
+    temperature T from the model's own distribution (top_p 1), the way GRPO samples its training episodes. A suffix that
+    is not a number belongs to the model's path."""
+    if not is_llm_policy(name): raise ValueError(f"{name!r} is not an LLM policy name ('llm', 'llm:<model>', optionally '@<T>')")
+    body, t = name[3:], 0.0
+    head, at, tail = body.rpartition("@")
+    if at and re.fullmatch(r"[0-9]+(\.[0-9]+)?", tail):
+        t, body = float(tail), head
+        if not 0 < t <= LLM_TEMPERATURE_MAX:
+            raise ValueError(f"the sampling temperature in {name!r} must be above 0 and at most {LLM_TEMPERATURE_MAX:g} "
+                             "(leave '@<T>' out to play greedily)")
+    elif body.startswith("@"): raise ValueError(f"{name!r}: '@' must be followed by a temperature, e.g. 'llm@0.5'")
+    return body[1:] or None, t
+
 def make_policy(arena: str, name: str, **kw):
-    "A policy by name (a scripted one, or a reference such as `oracle`); `llm` and `llm:<model>` build the LLM policy from `bazaarbatna.agents`."
+    """A policy by name (a scripted one, or a reference such as `oracle`); `llm`, `llm:<model>` and either with `@<T>`
+    (sampled at temperature T, `llm_spec`) build the LLM policy from `bazaarbatna.agents`."""
     a = get_arena(arena)
-    if name == "llm" or name.startswith("llm:"):
+    if is_llm_policy(name):
         from bazaarbatna.agents import LLMPolicy
-        return LLMPolicy(arena=arena, model=name.partition(":")[2] or kw.pop("model", "embedded"), **kw)
+        model, t = llm_spec(name)
+        model = model or kw.pop("model", "embedded")
+        if t: kw = {"temperature": t, "top_p": 1.0, "name": name, **kw}
+        return LLMPolicy(arena=arena, model=model, **kw)
     if name in a.REFERENCES: return a.REFERENCES[name](**kw)
-    if name not in a.POLICIES: raise ValueError(f"unknown {arena} policy {name!r}; choose one of {sorted(a.POLICIES)}, a reference {sorted(a.REFERENCES)} or 'llm[:model]'")
+    if name not in a.POLICIES: raise ValueError(f"unknown {arena} policy {name!r}; choose one of {sorted(a.POLICIES)}, a reference {sorted(a.REFERENCES)} or 'llm[:model][@T]'")
     return a.POLICIES[name](**kw)
 
 

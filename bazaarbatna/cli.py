@@ -222,7 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--model", default="embedded"); s.add_argument("--task", default="single_deal"); s.add_argument("--seed", type=int, default=0)
     s = add("eval", cmd_eval, "run a tournament; records under --out")
     s.add_argument("--arena", required=True, choices=["bazaar", "market"])
-    s.add_argument("--tasks", default="all"); s.add_argument("--policies", default="all")
+    s.add_argument("--tasks", default="all")
+    s.add_argument("--policies", default="all", help="comma-separated: scripted policies, references, llm or llm:<model>; "
+                   "llm…@T (e.g. llm:runs/x/grpo/final@0.5) samples at temperature T instead of playing greedily")
     s.add_argument("--seeds", default="eval", help="eval | eval:N or valid:N (validation) | test:N | train:N | ranges like 100000-100004")
     s.add_argument("--out", required=True); s.add_argument("--workers", type=int)
     s.add_argument("--transcripts", default="all", help="all | none | K (the first K seeds)")

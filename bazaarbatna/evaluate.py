@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .arenas import get_arena, make_env, make_policy
+from .arenas import get_arena, make_env, make_policy, is_llm_policy, llm_spec
 
 # %% auto #0
 __all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'VALID_SEEDS', 'TEST_SEEDS', 'SEED_RANGES', 'JSON_ERROR_CODES', 'RESULTS_FILE',
@@ -214,8 +214,8 @@ def save_transcript(tr,        # a `core.Transcript`
 _POLICY_CACHE: dict = {}
 
 def is_batched_policy(name: str) -> bool:
-    "Policies run in lockstep batches and built once per process: the LLM policies (`llm`, `llm:<model>`)."
-    return name == "llm" or name.startswith("llm:")
+    "Policies run in lockstep batches and built once per process: the LLM policies (`llm`, `llm:<model>`, with `@<T>` sampled)."
+    return is_llm_policy(name)
 
 def _build_policy(arena: str, name: str, kw: dict):
     if not is_batched_policy(name): return make_policy(arena, name, **kw)
@@ -235,6 +235,9 @@ def play_jobs(jobs: list[dict],  # jobs of one (arena, task, policy); several on
         t0 = time.perf_counter()
         envs = [make_env(j["arena"], j["task"], seed=j["seed"]) for j in jobs]
         policy = _build_policy(j0["arena"], j0["policy"], j0.get("policy_kwargs") or {})
+        base = (j0.get("policy_kwargs") or {}).get("seed", 0)   # an LLM policy's seed (None: unseeded)
+        if hasattr(policy, "restart_sampling") and base is not None:   # sampled: the batch's draws fixed by its seeds, not by what ran before
+            policy.restart_sampling(base * 1_000_003 + j0["seed"])
         played = run_episodes(envs, policy, [j["seed"] for j in jobs], arena=j0["arena"], task=j0["task"], policy_name=j0["policy"])
         secs = round((time.perf_counter() - t0) / len(jobs), 4)
         out = []
@@ -295,6 +298,10 @@ def run_tournament(arena: str,                 # arena name, e.g. "bazaar"
     policies = list(a.POLICIES) if policies is None else [policies] if isinstance(policies, str) else list(policies)
     for t in tasks:
         if t not in a.TASKS: raise ValueError(f"unknown {arena} task {t!r}; choose from {sorted(a.TASKS)}")
+    for p in policies:                 # every name checked before anything is played or written
+        if is_llm_policy(p): llm_spec(p)
+        elif p not in a.POLICIES and p not in getattr(a, "REFERENCES", {}):
+            raise ValueError(f"unknown {arena} policy {p!r}; choose one of {sorted(a.POLICIES)}, a reference {sorted(getattr(a, 'REFERENCES', {}))} or 'llm[:model][@T]'")
     seeds = parse_seeds(seeds)
     if any(seed_split(s) == "train" for s in seeds):
         warnings.warn(f"{sum(seed_split(s) == 'train' for s in seeds)} of the seeds are training seeds; "
@@ -567,7 +574,7 @@ def summary_of(records: list[dict], n_boot: int = 2000, seed: int = 0) -> dict:
 
 def run_eval(arena: str,                # "bazaar" or "market"
              tasks=None,                # task names (None: all)
-             policies=None,             # policy names (None: all scripted); "llm" or "llm:<model>" for a model
+             policies=None,             # policy names (None: all scripted); "llm", "llm:<model>", or either with "@<T>" to sample at T
              seeds=None,                # seed spec (None: the first 5 eval seeds)
              out_dir="eval_out",        # directory for results.jsonl, summary.json and transcripts
              workers: int | None = None,# processes (None: min(2, cpu); 1 with an LLM policy)

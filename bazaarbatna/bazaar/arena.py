@@ -230,11 +230,11 @@ class MarketplaceArena:
 # %% ../../nbs/16_bazaar_arena.ipynb #e9ff8b6b
 def _policies(policies) -> list:
     "Policy objects for `policies` (names or objects); LLM names share one batched policy per name."
-    from bazaarbatna.arenas import make_policy
+    from bazaarbatna.arenas import make_policy, is_llm_policy
     shared, out = {}, []
     for p in policies:
         if not isinstance(p, str): out.append(p); continue
-        if p == "llm" or p.startswith("llm:"):
+        if is_llm_policy(p):
             if p not in shared: shared[p] = make_policy("bazaar", p)
             out.append(shared[p])
         else: out.append(make_policy("bazaar", p))

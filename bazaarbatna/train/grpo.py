@@ -265,7 +265,7 @@ def episode_trainer_class():
             groups = []
             for ar in dict.fromkeys(r["arena"] for r in rows):
                 pol = self.episode_policies[ar]
-                pol.seed, pol._calls = self.rank_seed(), 0   # each rank its own draws
+                pol.restart_sampling(self.rank_seed())   # each rank its own draws
                 groups += play_groups(ar, [r for r in rows if r["arena"] == ar], pol, self.num_generations, self.max_episode_steps)
             return groups
 
