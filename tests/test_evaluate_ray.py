@@ -33,7 +33,7 @@ def test_ray_records_equal_the_local_pool(local_ray, tmp_path):
     assert files(tmp_path / "ray") == files(tmp_path / "local") != {}        # the same transcripts, written by the driver
 
 def test_ray_resumes_like_the_local_pool(local_ray, tmp_path):
-    kw = dict(arena="market", tasks=["single_trade"], policies=["expert", "hold"], seeds="eval:4", progress=False, transcripts="none")
+    kw = dict(arena="market", tasks=["single_trade"], policies=["expert", "no_negotiation"], seeds="eval:4", progress=False, transcripts="none")
     full = run_tournament(**kw, out_dir=tmp_path / "full")
     half = tmp_path / "half"; half.mkdir()
     kept = full["records"][::2]   # a run cut short: every other episode is on disk
