@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 # %% auto #0
 __all__ = ['ARENAS', 'LLM_TEMPERATURE_MAX', 'REFERENCE_SEED_OFFSET', 'get_arena', 'list_tasks', 'list_policies', 'make_env',
-           'is_llm_policy', 'llm_spec', 'make_policy', 'random_search', 'fit_tuned_reference']
+           'is_llm_policy', 'llm_spec', 'check_policy_name', 'make_policy', 'random_search', 'fit_tuned_reference']
 
 # %% ../nbs/05_arenas.ipynb #4587cbc3
 ARENAS = {"bazaar": "bazaarbatna.bazaar", "market": "bazaarbatna.market"}
@@ -66,6 +66,14 @@ def llm_spec(name: str) -> tuple:
     elif body.startswith("@"): raise ValueError(f"{name!r}: '@' must be followed by a temperature, e.g. 'llm@0.5'")
     return body[1:] or None, t
 
+def check_policy_name(arena: str, name: str) -> None:
+    "Refuse, with a ValueError that names the choices, a policy name `make_policy` cannot build."
+    if is_llm_policy(name): llm_spec(name); return
+    a = get_arena(arena)
+    refs = getattr(a, "REFERENCES", {})
+    if name not in a.POLICIES and name not in refs:
+        raise ValueError(f"unknown {arena} policy {name!r}; choose one of {sorted(a.POLICIES)}, a reference {sorted(refs)} or 'llm[:model][@T]'")
+
 def make_policy(arena: str, name: str, **kw):
     """A policy by name (a scripted one, or a reference such as `oracle`); `llm`, `llm:<model>` and either with `@<T>`
     (sampled at temperature T, `llm_spec`) build the LLM policy from `bazaarbatna.agents`."""
@@ -76,8 +84,8 @@ def make_policy(arena: str, name: str, **kw):
         model = model or kw.pop("model", "embedded")
         if t: kw = {"temperature": t, "top_p": 1.0, "name": name, **kw}
         return LLMPolicy(arena=arena, model=model, **kw)
+    check_policy_name(arena, name)
     if name in a.REFERENCES: return a.REFERENCES[name](**kw)
-    if name not in a.POLICIES: raise ValueError(f"unknown {arena} policy {name!r}; choose one of {sorted(a.POLICIES)}, a reference {sorted(a.REFERENCES)} or 'llm[:model][@T]'")
     return a.POLICIES[name](**kw)
 
 

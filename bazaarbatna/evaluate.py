@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .arenas import get_arena, make_env, make_policy, is_llm_policy, llm_spec
+from .arenas import get_arena, make_env, make_policy, is_llm_policy, check_policy_name
 
 # %% auto #0
 __all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'VALID_SEEDS', 'TEST_SEEDS', 'SEED_RANGES', 'JSON_ERROR_CODES', 'RESULTS_FILE',
@@ -298,10 +298,7 @@ def run_tournament(arena: str,                 # arena name, e.g. "bazaar"
     policies = list(a.POLICIES) if policies is None else [policies] if isinstance(policies, str) else list(policies)
     for t in tasks:
         if t not in a.TASKS: raise ValueError(f"unknown {arena} task {t!r}; choose from {sorted(a.TASKS)}")
-    for p in policies:                 # every name checked before anything is played or written
-        if is_llm_policy(p): llm_spec(p)
-        elif p not in a.POLICIES and p not in getattr(a, "REFERENCES", {}):
-            raise ValueError(f"unknown {arena} policy {p!r}; choose one of {sorted(a.POLICIES)}, a reference {sorted(getattr(a, 'REFERENCES', {}))} or 'llm[:model][@T]'")
+    for p in policies: check_policy_name(arena, p)   # every name checked before anything is played or written
     seeds = parse_seeds(seeds)
     if any(seed_split(s) == "train" for s in seeds):
         warnings.warn(f"{sum(seed_split(s) == 'train' for s in seeds)} of the seeds are training seeds; "
