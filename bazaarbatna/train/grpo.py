@@ -18,9 +18,9 @@ from ..evaluate import TRAIN_SEEDS
 __all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF',
            'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'trained_groups', 'episode_advantages',
            'play_groups', 'check_temperature', 'sampling_headroom', 'headroom_table', 'episode_batch',
-           'episode_trainer_class', 'State', 'check_last_rounds', 'collect_states', 'check_continuation', 'score_after',
-           'score_replies', 'score_reply', 'replay_score', 'EnvReward', 'build_grpo_dataset', 'recollection_rounds',
-           'check_sampling', 'episode_return', 'train_grpo']
+           'shared_prefix_logps', 'episode_trainer_class', 'State', 'check_last_rounds', 'collect_states',
+           'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score', 'EnvReward',
+           'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'episode_return', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #def7438e
 EPISODE, DECISION = "episode", "decision"   # GRPO modes: whole episodes (default), or one scored reply (the older design)
@@ -209,6 +209,39 @@ def episode_batch(groups: list,          # `play_groups` output: per group, its 
             "completion_mask": t([[1] * len(c) + [0] * (C - len(c)) for _, c, _ in rows]),
             "advantages": torch.tensor([a for _, _, a in rows], dtype=torch.float32)}
 
+# %% ../../nbs/53_train_grpo.ipynb #974d2553
+def shared_prefix_logps(model,                 # the policy (a PEFT model whose base has TRL's fused head)
+                        input_ids,             # [rows, prompt + completion]: prompts left-padded, completions right-padded
+                        attention_mask,        # 1 on real tokens
+                        logits_to_keep: int,   # the completion width: the columns scored
+                        compute_entropy: bool = False,
+                       ) -> tuple:
+    """(log-probs, entropies or None) of the last `logits_to_keep` columns, as TRL's padded forward gives them (0 on padding),
+    with the rows' common prefix run once and each row's own tokens alone. None if a row has no completion token."""
+    import torch
+    from transformers.cache_utils import DynamicCache
+    from bazaarbatna.models import cache_kwarg
+    K, ck = logits_to_keep, cache_kwarg(model)
+    real = [ids[m.bool()] for ids, m in zip(input_ids, attention_mask)]
+    n_reply = attention_mask[:, -K:].sum(1).tolist()
+    if min(n_reply) < 1: return None
+    prompts = [r[:len(r) - c] for r, c in zip(real, n_reply)]
+    P, first = 0, prompts[0]
+    cap = min(map(len, prompts)) - 1          # each row keeps a prompt token: its last one predicts the first reply token
+    while P < cap and all(int(p[P]) == int(first[P]) for p in prompts): P += 1
+    base = getattr(model(input_ids=first[None, :P], use_cache=True, logits_to_keep=1), ck).layers if P else None
+    logps, ents = [], []
+    for r, c in zip(real, n_reply):
+        rest = r[P:]
+        labels = rest.clone(); labels[:len(rest) - c] = -100
+        cache = DynamicCache(ddp_cache_data=[(l.keys, l.values) for l in base]) if base else None
+        out = model(input_ids=rest[None], labels=labels[None], fused_lm_head=True, **({ck: cache} if cache is not None else {}))
+        pad = lambda x: torch.cat([x[0, -c:], x.new_zeros(K - c)])   # the reply's tokens, then its padding's zeros
+        logps.append(pad(out.log_probs))
+        if compute_entropy: ents.append(pad(out.entropy))
+    return torch.stack(logps), (torch.stack(ents) if compute_entropy else None)
+
+
 # %% ../../nbs/53_train_grpo.ipynb #8e5035e0
 _EPISODE_TRAINER = None
 
@@ -224,14 +257,17 @@ def episode_trainer_class():
     class EpisodeGRPOTrainer(GRPOTrainer):
         "GRPO on whole episodes: each dataset row is a (task, seed) whose group of `num_generations` episodes is played live."
         def setup_episodes(self, policies: dict, advantage: str = "episode", max_steps: int = 200, sampling_seed: int = 0,
-                           rows_per_backward: int = 32):
-            "The batched policies that play each arena (the model in training behind them), how episodes are scored, and the backward's chunk size."
+                           rows_per_backward: int = 32, share_prefix: bool | None = None):
+            """The batched policies that play each arena (the model in training behind them), how episodes are scored, the
+            backward's chunk size, and whether replies are scored with the shared prefix run once (`shared_prefix_logps`;
+            None: on a CPU)."""
             if advantage not in ADVANTAGES: raise ValueError(f"unknown advantage {advantage!r}; choose one of {list(ADVANTAGES)}")
             if not is_count(rows_per_backward): raise ValueError(f"rows_per_backward must be a whole number >= 1, got {rows_per_backward!r}")
             from bazaarbatna.train.distributed import check_episode_backend
             check_episode_backend(self.accelerator)   # several processes: DDP or ZeRO-1/2 (see the scaling chapter)
             self.episode_policies, self.advantage, self.max_episode_steps, self.sampling_seed = policies, advantage, max_steps, sampling_seed
             self.rows_per_backward = rows_per_backward
+            self.share_prefix = self.accelerator.device.type == "cpu" if share_prefix is None else bool(share_prefix)
             self.played = []   # the last step's groups (their records), for inspection
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
@@ -250,6 +286,17 @@ def episode_trainer_class():
                 if a + k >= n: return loss + done
                 self.accelerator.backward(loss)
                 done = done + loss.detach()
+
+        def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, batch_size=None,
+                                               compute_entropy=False, **kw):
+            "TRL's, or `shared_prefix_logps` when `share_prefix` is on (text only, no aux loss, no gradient checkpointing)."
+            if (getattr(self, "share_prefix", False) and not any(v is not None and v is not False for v in kw.values())
+                    and not any(getattr(m, "gradient_checkpointing", False) for m in model.modules())):
+                with self.accelerator.autocast():
+                    got = shared_prefix_logps(model, input_ids, attention_mask, logits_to_keep, compute_entropy)
+                if got is not None: return (*got, None)
+            return super()._get_per_token_logps_and_entropies(model, input_ids, attention_mask, logits_to_keep, batch_size,
+                                                               compute_entropy, **kw)
 
         def step_seed(self) -> int:
             "This step's seed for sampling and the placebo's shuffles: fixed by the run's seed and the step, so a resumed run replays it."
