@@ -209,7 +209,7 @@ def episode_batch(groups: list,          # `play_groups` output: per group, its 
             "completion_mask": t([[1] * len(c) + [0] * (C - len(c)) for _, c, _ in rows]),
             "advantages": torch.tensor([a for _, _, a in rows], dtype=torch.float32)}
 
-# %% ../../nbs/53_train_grpo.ipynb #974d2553
+# %% ../../nbs/53_train_grpo.ipynb #483466ea
 def shared_prefix_logps(model,                 # the policy (a PEFT model whose base has TRL's fused head)
                         input_ids,             # [rows, prompt + completion]: prompts left-padded, completions right-padded
                         attention_mask,        # 1 on real tokens
