@@ -260,14 +260,14 @@ def episode_trainer_class():
                            rows_per_backward: int = 32, share_prefix: bool | None = None):
             """The batched policies that play each arena (the model in training behind them), how episodes are scored, the
             backward's chunk size, and whether replies are scored with the shared prefix run once (`shared_prefix_logps`;
-            None: on a CPU)."""
+            None: on a CPU, in one process: under DDP a forward per row would each prepare the gradient reduction)."""
             if advantage not in ADVANTAGES: raise ValueError(f"unknown advantage {advantage!r}; choose one of {list(ADVANTAGES)}")
             if not is_count(rows_per_backward): raise ValueError(f"rows_per_backward must be a whole number >= 1, got {rows_per_backward!r}")
             from bazaarbatna.train.distributed import check_episode_backend
             check_episode_backend(self.accelerator)   # several processes: DDP or ZeRO-1/2 (see the scaling chapter)
             self.episode_policies, self.advantage, self.max_episode_steps, self.sampling_seed = policies, advantage, max_steps, sampling_seed
             self.rows_per_backward = rows_per_backward
-            self.share_prefix = self.accelerator.device.type == "cpu" if share_prefix is None else bool(share_prefix)
+            self.share_prefix = (self.accelerator.device.type == "cpu" and self.accelerator.num_processes == 1) if share_prefix is None else bool(share_prefix)
             self.played = []   # the last step's groups (their records), for inspection
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
