@@ -267,7 +267,9 @@ def episode_trainer_class():
             check_episode_backend(self.accelerator)   # several processes: DDP or ZeRO-1/2 (see the scaling chapter)
             self.episode_policies, self.advantage, self.max_episode_steps, self.sampling_seed = policies, advantage, max_steps, sampling_seed
             self.rows_per_backward = rows_per_backward
-            self.share_prefix = (self.accelerator.device.type == "cpu" and self.accelerator.num_processes == 1) if share_prefix is None else bool(share_prefix)
+            on_cpu = self.accelerator.device.type == "cpu" and self.accelerator.num_processes == 1
+            checkpointed = any(getattr(m, "gradient_checkpointing", False) for m in self.model.modules())   # drops a layer's cache
+            self.share_prefix = (on_cpu if share_prefix is None else bool(share_prefix)) and not checkpointed
             self.played = []   # the last step's groups (their records), for inspection
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
@@ -289,9 +291,8 @@ def episode_trainer_class():
 
         def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, batch_size=None,
                                                compute_entropy=False, **kw):
-            "TRL's, or `shared_prefix_logps` when `share_prefix` is on (text only, no aux loss, no gradient checkpointing)."
-            if (getattr(self, "share_prefix", False) and not any(v is not None and v is not False for v in kw.values())
-                    and not any(getattr(m, "gradient_checkpointing", False) for m in model.modules())):
+            "TRL's, or `shared_prefix_logps` when `share_prefix` is on (text only, no aux loss)."
+            if getattr(self, "share_prefix", False) and not any(v is not None and v is not False for v in kw.values()):
                 with self.accelerator.autocast():
                     got = shared_prefix_logps(model, input_ids, attention_mask, logits_to_keep, compute_entropy)
                 if got is not None: return (*got, None)
