@@ -72,3 +72,23 @@ def test_a_training_step_logs_to_trackio(tmp_path):
     assert db.exists(), sorted(p.name for p in (tmp_path / "trackio").glob("*"))
     rows = [json.loads(m) for (m,) in sqlite3.connect(db).execute("select metrics from metrics")]
     assert any("train/loss" in m and m.get("train/global_step") == 1 for m in rows), rows
+
+RECIPE_ARENAS = [  # each committed recipe and the arena its README or notebook trains it on
+    ("cpu", "bazaar"), ("cpu_record", "bazaar"), ("cpu_record_market", "market"),
+    ("t4", "bazaar"), ("l4", "bazaar"), ("a100", "bazaar"),
+]
+
+@pytest.mark.parametrize("name,arena", RECIPE_ARENAS, ids=[f"{n}-{a}" for n, a in RECIPE_ARENAS])
+def test_recipe_sft_samples_fit_max_seq_len(name, arena):
+    "A recipe's SFT stage refuses samples longer than its max_seq_len (check_fits): every committed recipe must fit its own data."
+    from transformers import AutoTokenizer
+    from bazaarbatna.models import resolve_model
+    from bazaarbatna.train.pipeline import load_recipe
+    from bazaarbatna.train.sft import build_sft_dataset, check_fits
+    rec = load_recipe(name)
+    p, sr = get_profile(rec["profile"], **rec.get("profile_overrides", {})), rec.get("sft", {})
+    ds = build_sft_dataset((arena,), sr.get("n_seeds", 8), rec.get("train_tasks"), compact=bool(rec.get("compact")),
+                           max_per_action=sr.get("max_per_action"), max_per_task=sr.get("max_per_task"),
+                           closing_repeats=sr.get("closing_repeats", 1))
+    tok = AutoTokenizer.from_pretrained(resolve_model("embedded"))   # the GPU recipes' SmolLM2 models share its tokenizer
+    assert check_fits(ds, tok, p.max_seq_len) > 0
