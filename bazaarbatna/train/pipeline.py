@@ -13,10 +13,10 @@ from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
 __all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'GRPO_STEP_TARGET_S', 'RECORD_RECIPES',
-           'recipes_dir', 'check_recipe', 'checkpoints_kept', 'load_recipe', 'evaluate_models', 'compare',
-           'weights_fingerprint', 'write_part', 'read_part', 'eval_table', 'reward_trajectory', 'plot_dashboard',
-           'library_versions', 'run_pipeline', 'note_run', 'verdict', 'bench_rollout', 'bench_checkpoint', 'step_times',
-           'record_adapter', 'bench_grpo']
+           'recipes_dir', 'check_recipe', 'checkpoints_kept', 'load_recipe', 'evaluate_models', 'sampled_stage',
+           'stage_pairs', 'compare', 'weights_fingerprint', 'write_part', 'read_part', 'eval_table',
+           'reward_trajectory', 'plot_dashboard', 'library_versions', 'run_pipeline', 'note_run', 'verdict',
+           'bench_rollout', 'bench_checkpoint', 'step_times', 'record_adapter', 'bench_grpo']
 
 # %% ../../nbs/55_train_pipeline.ipynb #9e250070
 def recipes_dir() -> Path:
@@ -33,7 +33,7 @@ RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level
     "grpo": {"mode", "steps", "prompts_per_step", "learning_rate", "n_seeds", "temperature", "scale_rewards", "beta", "tasks",
              "advantage", "max_episode_steps", "rows_per_backward",                                   # episode mode
              "max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"},  # decision mode
-    "eval": {"seeds", "split", "train_check", "max_new_tokens"},
+    "eval": {"seeds", "split", "train_check", "max_new_tokens", "grpo_sampled"},
     "checkpoints": {"keep"},   # checkpoints kept per stage (a synced folder such as Google Drive has a quota)
 }
 DECISION_ONLY = {"max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"}   # [grpo] keys of mode "decision"
@@ -56,6 +56,8 @@ def check_recipe(rec: dict, source: str = "recipe") -> dict:
     cap = (rec.get("eval") or {}).get("max_new_tokens")
     if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 1):
         raise ValueError(f"{source}: [eval] max_new_tokens must be a whole number >= 1 (the evaluation's reply length cap), got {cap!r}")
+    if not isinstance((rec.get("eval") or {}).get("grpo_sampled", False), bool):
+        raise ValueError(f"{source}: [eval] grpo_sampled must be true or false (also play SFT+GRPO sampled at its training temperature)")
     keep = (rec.get("checkpoints") or {}).get("keep")
     if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 1):
         raise ValueError(f"{source}: [checkpoints] keep must be a whole number >= 1 (checkpoints kept per stage), got {keep!r}")
@@ -82,7 +84,7 @@ def load_recipe(name_or_path: str) -> dict:
 
 # %% ../../nbs/55_train_pipeline.ipynb #c73aed54
 def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl and summary.json go
-                    models: dict,            # label -> model name / adapter folder, e.g. {"base": "embedded"}
+                    models: dict,            # label -> model name / adapter folder, e.g. {"base": "embedded"}; "<model>@<T>" samples at T
                     arenas=("bazaar", "market"),
                     n_seeds: int = 20,       # seeds per task, the first of the `split` range
                     tasks: dict | None = None,   # arena -> task names (default: all)
@@ -97,7 +99,7 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
     """Play LLM stages and the scripted field on each task's seeds; write records and a summary per arena, pooled and per
     task. Each stage's episodes of a task are kept in `eval/<arena>/parts/` as they finish, so a run cut short (a Colab
     disconnect) resumes there."""
-    from bazaarbatna.arenas import get_arena
+    from bazaarbatna.arenas import get_arena, llm_spec
     from bazaarbatna.agents import LLMPolicy, rollout_batch, release_policy_model
     from bazaarbatna.core import Transcript
     from bazaarbatna.evaluate import SEED_RANGES, summarize, save_transcript, _stem
@@ -109,14 +111,15 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
         ts = list(given) if given else (tasks or {}).get(arena) or list(a.TASKS)
         seeds_of = {t: [int(x) for x in given[t]] for t in ts} if given else {t: list(SEED_RANGES[split][:n_seeds]) for t in ts}
         recs, d = [], Path(out_dir) / "eval" / arena
-        for label, m in models.items():
-            pol = None
+        for label, spec in models.items():
+            (m, temp), pol = llm_spec(f"llm:{spec}"), None
             for t in ts:
-                key = {"model": weights_fingerprint(m), "seeds": seeds_of[t], "compact": compact, "max_new_tokens": max_new_tokens}
+                key = {"model": weights_fingerprint(m), "temperature": temp, "seeds": seeds_of[t], "compact": compact, "max_new_tokens": max_new_tokens}
                 part = d / "parts" / f"{label.replace('/', '_')}__{t}.json"
                 done = read_part(part, key)
                 if done is None:
-                    pol = pol or LLMPolicy(arena, model=m, temperature=0.0, max_new_tokens=max_new_tokens, name=label, compact=compact)
+                    pol = pol or LLMPolicy(arena, model=m, temperature=temp, max_new_tokens=max_new_tokens, name=label, compact=compact)
+                    if temp: pol.restart_sampling(seeds_of[t][0])   # sampled: a task's draws fixed by its seeds, whatever was played before
                     done = rollout_batch(arena, t, seeds_of[t], pol, progress=progress, policy_name=label, keep_transcripts=True)
                     write_part(part, key, done)
                 recs += done
@@ -142,14 +145,30 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
         out[arena] = summ
     return out
 
+def sampled_stage(label: str) -> str | None:
+    "The greedy stage a label such as `sft+grpo@0.3` plays sampled (`sft+grpo`), or None for a greedy stage."
+    head, at, tail = label.rpartition("@")
+    return head if at and tail.replace(".", "", 1).isdigit() else None
+
+def stage_pairs(labels: list) -> list[tuple]:
+    "(stage, the stage it is measured against): each greedy stage against the one before, a sampled one against the stage before its greedy self (the last greedy stage when its own was not played)."
+    chain, out = [], []
+    for y in labels:
+        g = sampled_stage(y)
+        if g is None:
+            if chain: out.append((y, chain[-1]))
+            chain.append(y)
+        elif (i := chain.index(g) if g in chain else len(chain)) > 0: out.append((y, chain[i - 1]))
+    return out
+
 def compare(recs: list[dict],   # episode records of the stages and the field
             labels: list,       # the trained stages, in order (base first)
             field=(),           # the arena's scripted policy names (empty: no field was played)
            ) -> dict:
-    "Summary rows pooled and per task, and the paired differences: each stage against the one before, and the last against the expert and the best of the field, pooled and per task."
+    "Summary rows pooled and per task, and the paired differences: each stage against the one before (`stage_pairs`), and the last against the expert and the best of the field, pooled and per task."
     from bazaarbatna.evaluate import summarize, paired_difference
     rows, task_rows = summarize(recs, by=("arena", "policy")), summarize(recs, by=("arena", "task", "policy"))
-    pairs = [(y, x, {}) for x, y in zip(labels, labels[1:])]
+    pairs = [(y, x, {}) for y, x in stage_pairs(labels)]
     best = best_scripted(rows, field) if field else None
     if best and len(labels) > 1: pairs += [(labels[-1], best, {"field": True}), (labels[-1], "expert", {})]
     paired, paired_tasks = [], []
@@ -199,8 +218,8 @@ def eval_table(summary: dict) -> str:
         table = [{"task": t, **{p: mean.get((t, p), math.nan) for p in shown}} for t in summary["tasks"]]
         out += ["", "mean reward per task:", format_table(table, ["task", *shown], floatfmt="+.3f")]
     out += ["", "paired differences, pooled over tasks:"] + [_diff_line(d) for d in summary.get("paired", [])]
-    if len(models) > 1 and summary.get("paired_tasks"):
-        y, x = models[-1], models[-2]
+    if len(models) > 1 and summary.get("paired_tasks") and stage_pairs(models):
+        y, x = stage_pairs(models)[-1]
         out += ["", f"{y} - {x}, per task:"] + [f"  {d['task']}: " + _diff_line(d) for d in summary["paired_tasks"] if (d["a"], d["b"]) == (y, x)]
     return "\n".join(out)
 
@@ -360,6 +379,11 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
         if sft_dir.exists(): models["sft"] = str(sft_dir)
         if dagger_dir.exists(): models["sft+dagger"] = str(dagger_dir)
         if grpo_dir.exists(): models["sft+grpo"] = str(grpo_dir)
+        sampled = {}   # the policy GRPO trained (sampled at its temperature), beside greedy play of the same adapter
+        if grpo_dir.exists() and rec.get("eval", {}).get("grpo_sampled"):
+            temp = float(rec.get("grpo", {}).get("temperature", 1.0))
+            sampled = {f"sft+grpo@{temp:g}": f"{grpo_dir}@{temp:g}"}
+        models.update(sampled)
         say(f"evaluating {list(models)} on held-out seeds")
         reply_cap = rec.get("eval", {}).get("max_new_tokens", max(64, p.max_completion_len))   # a reply as long as the stages were trained to write
         ev = evaluate_models(out, models, arenas, n_seeds=eval_seeds or rec.get("eval", {}).get("seeds", 10),
@@ -371,10 +395,10 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
                   if rec.get("eval", {}).get("train_check") and grpo_dir.exists() else None)
         if groups:   # the sanity check of an RL loop: on the very seeds it trained on, did GRPO raise the return it optimized?
             start = {"sft": models["sft+dagger" if "sft+dagger" in models else "sft"]} if "sft" in models else {"base": model}
-            tc = evaluate_models(out / "train_check", {**start, "sft+grpo": str(grpo_dir)}, [a for a in arenas if a in groups],
+            tc = evaluate_models(out / "train_check", {**start, "sft+grpo": str(grpo_dir), **sampled}, [a for a in arenas if a in groups],
                                  task_seeds=groups, scripted=False, compact=compact, max_new_tokens=reply_cap)
             res["train_check"] = {a: str(out / "train_check" / "eval" / a / "summary.json") for a in tc}
-            for a in tc: print("\nOn the seeds GRPO trained on (greedy):\n" + eval_table(tc[a]), flush=True)
+            for a in tc: print("\nOn the seeds GRPO trained on:\n" + eval_table(tc[a]), flush=True)
     if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo")):
         plot_dashboard(out); res["dashboard"] = str(out / "dashboard.png")
     if stage in ("eval", "all") and "eval" in res:
@@ -409,7 +433,9 @@ def verdict(summary: dict,   # an `evaluate_models` summary of one arena
         v = rows["sft"]["valid_json_rate"]
         out.append({"goal": "sft_valid_json", "met": v >= VALID_JSON_GOAL,
                     "line": f"SFT writes valid JSON in {v:.0%} of its replies (goal: at least {VALID_JSON_GOAL:.0%}): {'met' if v >= VALID_JSON_GOAL else 'NOT met'}."})
-    for a, b, what in (("sft", "base", "SFT beats the base model"), ("sft+grpo", "sft", "GRPO improves on SFT")):
+    sampled = [(s, "sft", f"GRPO played at its training temperature {s.rpartition('@')[2]} improves on SFT (greedy)")
+               for s in rows if sampled_stage(s) == "sft+grpo"]
+    for a, b, what in (("sft", "base", "SFT beats the base model"), ("sft+grpo", "sft", "GRPO improves on SFT"), *sampled):
         if (d := pair.get((a, b))) is None: continue
         met = d["ci_lo"] > 0
         out.append({"goal": f"{a}_over_{b}", "met": met,
