@@ -147,8 +147,9 @@ def evaluate_models(out_dir,                 # where eval/<arena>/results.jsonl 
 
 def sampled_stage(label: str) -> str | None:
     "The greedy stage a label such as `sft+grpo@0.3` plays sampled (`sft+grpo`), or None for a greedy stage."
-    head, at, tail = label.rpartition("@")
-    return head if at and tail.replace(".", "", 1).isdigit() else None
+    from bazaarbatna.arenas import llm_spec
+    model, temperature = llm_spec(f"llm:{label}")   # the CLI's reading of "<model>@<T>"
+    return model if temperature else None
 
 def stage_pairs(labels: list) -> list[tuple]:
     "(stage, the stage it is measured against): each greedy stage against the one before, a sampled one against the stage before its greedy self (the last greedy stage when its own was not played)."
