@@ -83,12 +83,10 @@ def test_recipe_sft_samples_fit_max_seq_len(name, arena):
     "A recipe's SFT stage refuses samples longer than its max_seq_len (check_fits): every committed recipe must fit its own data."
     from transformers import AutoTokenizer
     from bazaarbatna.models import resolve_model
-    from bazaarbatna.train.pipeline import load_recipe
+    from bazaarbatna.train.pipeline import load_recipe, sft_data
     from bazaarbatna.train.sft import build_sft_dataset, check_fits
     rec = load_recipe(name)
-    p, sr = get_profile(rec["profile"], **rec.get("profile_overrides", {})), rec.get("sft", {})
-    ds = build_sft_dataset((arena,), sr.get("n_seeds", 8), rec.get("train_tasks"), compact=bool(rec.get("compact")),
-                           max_per_action=sr.get("max_per_action"), max_per_task=sr.get("max_per_task"),
-                           closing_repeats=sr.get("closing_repeats", 1))
+    p = get_profile(rec["profile"], **rec.get("profile_overrides", {}))
+    ds = build_sft_dataset((arena,), **sft_data(rec))   # the data run_pipeline's SFT stage trains on
     tok = AutoTokenizer.from_pretrained(resolve_model("embedded"))   # the GPU recipes' SmolLM2 models share its tokenizer
     assert check_fits(ds, tok, p.max_seq_len) > 0

@@ -13,8 +13,8 @@ from .checkpoints import read_json, atomic_write_json, curve_path
 
 # %% auto #0
 __all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'GRPO_STEP_TARGET_S', 'RECORD_RECIPES',
-           'recipes_dir', 'check_recipe', 'checkpoints_kept', 'load_recipe', 'evaluate_models', 'sampled_stage',
-           'stage_pairs', 'compare', 'weights_fingerprint', 'write_part', 'read_part', 'eval_table',
+           'recipes_dir', 'check_recipe', 'checkpoints_kept', 'sft_data', 'load_recipe', 'evaluate_models',
+           'sampled_stage', 'stage_pairs', 'compare', 'weights_fingerprint', 'write_part', 'read_part', 'eval_table',
            'reward_trajectory', 'plot_dashboard', 'library_versions', 'run_pipeline', 'note_run', 'verdict',
            'bench_rollout', 'bench_checkpoint', 'step_times', 'record_adapter', 'bench_grpo']
 
@@ -69,6 +69,12 @@ def check_recipe(rec: dict, source: str = "recipe") -> dict:
 def checkpoints_kept(rec: dict) -> int:
     "How many checkpoints each stage keeps: the recipe's `[checkpoints] keep`, else 2 (a synced folder such as Google Drive has a quota)."
     return (rec.get("checkpoints") or {}).get("keep", 2)
+
+def sft_data(rec: dict) -> dict:
+    "The recipe's SFT data settings, as `build_sft_dataset` and `train_sft` take them (the SFT stage and its DAgger round share them)."
+    sr = rec.get("sft", {})
+    return dict(n_seeds=sr.get("n_seeds", 8), tasks=rec.get("train_tasks"), compact=bool(rec.get("compact", False)),
+                max_per_action=sr.get("max_per_action"), max_per_task=sr.get("max_per_task"), closing_repeats=sr.get("closing_repeats", 1))
 
 def load_recipe(name_or_path: str) -> dict:
     "A run recipe (TOML) by profile name (`cpu`, `t4`, `l4`, `a100`) or path."
@@ -342,9 +348,8 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
     if launch_world() > 1: res["processes"] = launch_world()
     sft_dir, dagger_dir, grpo_dir = (out / s / "final" for s in ("sft", "dagger", "grpo"))
     sr, dg = rec.get("sft", {}), rec.get("dagger")
-    imitation = dict(model=model, profile=p, arenas=arenas, n_seeds=sr.get("n_seeds", 8), resume=resume, hub_repo=hub_repo,
-                     tasks=rec.get("train_tasks"), compact=compact, max_per_action=sr.get("max_per_action"), max_per_task=sr.get("max_per_task"),
-                     closing_repeats=sr.get("closing_repeats", 1), seed=seed, keep=keep)   # what SFT and its DAgger round share
+    imitation = dict(model=model, profile=p, arenas=arenas, resume=resume, hub_repo=hub_repo, seed=seed, keep=keep,
+                     **sft_data(rec))   # what SFT and its DAgger round share
     if stage in ("sft", "all"):
         from bazaarbatna.train.sft import train_sft
         n = steps if stage == "sft" and steps else sft_steps or sr["steps"]
