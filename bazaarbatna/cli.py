@@ -12,7 +12,7 @@ import argparse, contextlib, json, sys, time
 # %% auto #0
 __all__ = ['EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval',
            'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'cmd_ui', 'cmd_fit_tuned',
-           'cmd_headroom', 'build_parser', 'missing_extra', 'install_hint', 'main']
+           'cmd_headroom', 'cmd_imitation', 'build_parser', 'missing_extra', 'install_hint', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -204,6 +204,17 @@ def cmd_headroom(args):
     return {"model": args.model, "groups": f"{len(rows)} ({len(tasks)} tasks x {args.seeds} training seeds), {args.group_size} episodes each",
             "greedy return": f"{res['greedy_return']:+.3f}", "temperatures": headroom_table(res)}
 
+def cmd_imitation(args):
+    "After SFT: the model's greedy decisions against the teacher's on the teacher's own episodes, by rounds left (`train.sft.teacher_agreement`)."
+    from bazaarbatna.evaluate import parse_seeds
+    from bazaarbatna.train.sft import teacher_agreement
+    tasks = None if args.tasks == "all" else [t.strip() for t in args.tasks.split(",") if t.strip()]
+    res = teacher_agreement(args.model, args.arena, tasks, parse_seeds(args.seeds), policy=args.teacher)
+    if args.json: return res
+    return {"model": res["model"], "teacher": res["teacher"], "states": res["states"], "agree": res["agree"],
+            "by rounds left": res["by_rounds_left"]}
+
+
 # %% ../nbs/90_cli.ipynb #84b1bd37
 def build_parser() -> argparse.ArgumentParser:
     "The `bazaarbatna` argument parser."
@@ -259,6 +270,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seeds", type=int, default=2, help="training seeds per task (GRPO's, from the start of its range)")
     s.add_argument("--group-size", type=int, default=4); s.add_argument("--temperatures", default="0.3,0.5,0.8")
     s.add_argument("--max-new-tokens", type=int, default=64)
+    s = add("imitation", cmd_imitation, "after SFT: the model's decisions against the teacher's on the teacher's own states, by rounds left")
+    s.add_argument("--model", default="embedded", help="a model name or adapter folder")
+    s.add_argument("--arena", default="bazaar", choices=["bazaar", "market"]); s.add_argument("--tasks", default="all")
+    s.add_argument("--seeds", default="valid:2", help="valid:N (validation: SFT never saw them) | eval:N | ranges like 100000-100004")
+    s.add_argument("--teacher", default="expert", help="the scripted policy SFT imitated")
     s = add("serve", cmd_serve, "run the OpenEnv server for both arenas")
     s.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to accept outside connections")
     s.add_argument("--port", type=int, default=8000); s.add_argument("--max-sessions", type=int, default=64)
@@ -282,7 +298,7 @@ EXTRAS = {"train": ("torch", "transformers", "trl", "peft", "datasets", "acceler
           "server": ("openenv", "fastapi", "uvicorn", "httpx", "websockets"),
           "ui": ("ipywidgets", "voila"), "eval": ("matplotlib", "pettingzoo", "gymnasium"),
           "unsloth": ("unsloth", "bitsandbytes"), "distributed": ("ray",)}   # each extra of pyproject.toml -> the modules it brings
-COMMAND_EXTRAS = {"train": "train", "demo": "train", "headroom": "train", "serve": "server", "ui": "ui", "report": "eval"}   # the extra a command needs first
+COMMAND_EXTRAS = {"train": "train", "demo": "train", "headroom": "train", "imitation": "train", "serve": "server", "ui": "ui", "report": "eval"}   # the extra a command needs first
 
 def missing_extra(e: ImportError,          # what the command raised
                   command: str | None = None,  # the subcommand, for an error that names no module

@@ -13,10 +13,17 @@ from ..agents import build_messages, teacher_policy, reply_json, prompt_style
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['expert_samples', 'cap_by', 'cap_actions', 'oversample_closing', 'build_sft_dataset', 'sample_lengths', 'check_fits',
-           'train_sft']
+__all__ = ['rounds_left', 'expert_samples', 'cap_by', 'cap_actions', 'oversample_closing', 'build_sft_dataset', 'sample_lengths',
+           'check_fits', 'train_sft', 'reply_decision', 'teacher_agreement']
 
 # %% ../../nbs/52_train_sft.ipynb #c78677f7
+def rounds_left(obs: dict) -> int | None:
+    "Decisions left in the episode, as the observation says (the bazaar's `rounds_left`, else `max_rounds - round`)."
+    left = obs.get("rounds_left")
+    if isinstance(left, int): return left
+    r, m = obs.get("round"), obs.get("max_rounds")
+    return m - r if isinstance(r, int) and isinstance(m, int) else None
+
 def expert_samples(arena: str,                # "bazaar" or "market"
                    tasks=None,                # task names (None: all tasks of the arena)
                    seeds=range(0, 8),         # training seeds
@@ -25,7 +32,7 @@ def expert_samples(arena: str,                # "bazaar" or "market"
                    compact: bool = False,     # compact prompts (`agents.build_messages(compact=True)`)
                    learner=None,              # a policy with `act_batch` that plays instead of the teacher (DAgger)
                   ) -> list[dict]:
-    "One prompt/completion chat sample per state with an accepted teacher decision (`action`: its kind; `closes`: it ended the episode)."
+    "One prompt/completion chat sample per state with an accepted teacher decision (`action`: its kind; `closes`: it ended the episode; `rounds_left`: decisions left, this one included)."
     a = get_arena(arena)
     tasks = list(a.TASKS) if tasks is None else list(tasks)
     seeds = [int(s) for s in seeds]
@@ -50,7 +57,8 @@ def expert_samples(arena: str,                # "bazaar" or "market"
                 reply = reply_json(arena, parsed, obs[i], compact) if parsed is not None else None   # None: not on a menu
                 if reply is not None and "error" not in r.info:
                     rows[i].append({"prompt": prompt, "completion": [{"role": "assistant", "content": reply}],
-                                    "arena": arena, "task": task, "seed": seeds[i], "action": parsed["action"], "closes": bool(r.done)})
+                                    "arena": arena, "task": task, "seed": seeds[i], "action": parsed["action"], "closes": bool(r.done),
+                                    "rounds_left": rounds_left(obs[i])})
                 if played is not None: env.restore(snap); r = env.step(played[j])   # the learner's move is the one played
                 obs[i], done[i] = r.observation, r.done
             live = [i for i in live if not done[i]]
@@ -178,3 +186,48 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     save_adapter(tr, tok, final, **note)
     return {"stage": stage, "adapter": str(final), "samples": len(ds), "longest_sample": longest, "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, stage)), "profile": p.name, "seed": seed}
+
+# %% ../../nbs/52_train_sft.ipynb #1dbe6e57
+def reply_decision(text: str) -> dict | None:
+    "The first JSON object in a reply, without its message: the decision it names (None when there is none)."
+    i = text.find("{") if isinstance(text, str) else -1
+    if i < 0: return None
+    try: d, _ = json.JSONDecoder().raw_decode(text[i:])
+    except ValueError: return None
+    return {k: v for k, v in d.items() if k != "message"} if isinstance(d, dict) else None
+
+def _rung_points(d: dict | None) -> float | None:
+    r = (d or {}).get("rung")
+    try: return float(r[:-1]) if isinstance(r, str) and r.endswith("%") else None
+    except ValueError: return None
+
+def teacher_agreement(model="embedded",      # a model name, adapter folder, or an `LLMPolicy`
+                      arena: str = "bazaar",
+                      tasks=None,             # task names (None: all tasks of the arena)
+                      seeds=(100000, 100001), # seeds whose teacher episodes are asked (validation seeds: SFT never saw them)
+                      policy: str = "expert", # the teacher
+                      compact: bool | None = None,  # the prompt style (None: as noted beside the adapter)
+                      last: int = 5,          # rounds left from `last` up share one row
+                     ) -> dict:
+    "The model's greedy decision against the teacher's at each state of the teacher's episodes, by rounds left."
+    from bazaarbatna.agents import LLMPolicy
+    pol = model if isinstance(model, LLMPolicy) else LLMPolicy(arena, model=model, compact=compact)
+    samples = expert_samples(arena, tasks, seeds, policy=policy, compact=pol.compact)
+    replies = pol.generate([s["prompt"] for s in samples], None) if samples else []
+    if pol.keep_ids: replies = [r["text"] for r in replies]
+    rows = {}
+    for s, text in zip(samples, replies):
+        t, m = reply_decision(s["completion"][0]["content"]), reply_decision(text)
+        left = s["rounds_left"]
+        key = "-" if left is None else (f"{last}+" if left >= last else str(left))
+        row = rows.setdefault(key, {"rounds_left": key, "states": 0, "agree": 0, "valid": 0, "gaps": []})
+        row["states"] += 1; row["agree"] += m == t; row["valid"] += m is not None
+        if (a := _rung_points(m)) is not None and (b := _rung_points(t)) is not None: row["gaps"].append(a - b)
+    out = []
+    for key in sorted(rows, key=lambda k: (k == "-", -int(k.rstrip("+")) if k != "-" else 0)):
+        r = rows[key]; g = r.pop("gaps")
+        out.append({**r, "agree": round(r["agree"] / r["states"], 3), "valid": round(r["valid"] / r["states"], 3),
+                    "rung_gap": round(sum(g) / len(g), 2) if g else None})
+    n = len(samples)
+    return {"model": pol.model_name, "arena": arena, "teacher": policy, "states": n, "seeds": [int(x) for x in seeds],
+            "agree": round(sum(r["agree"] * r["states"] for r in out) / max(1, n), 3), "by_rounds_left": out}
