@@ -187,7 +187,7 @@ def train_sft(out_dir,                           # run folder; the stage writes 
     return {"stage": stage, "adapter": str(final), "samples": len(ds), "longest_sample": longest, "steps": tr.state.global_step,
             "seconds": round(time.time() - t0, 1), "curve": str(curve_path(out, stage)), "profile": p.name, "seed": seed}
 
-# %% ../../nbs/52_train_sft.ipynb #1dbe6e57
+# %% ../../nbs/52_train_sft.ipynb #2c087f81
 def reply_decision(text: str) -> dict | None:
     "The first JSON object in a reply, without its message: the decision it names (None when there is none)."
     i = text.find("{") if isinstance(text, str) else -1
