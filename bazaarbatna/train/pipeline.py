@@ -225,8 +225,8 @@ def eval_table(summary: dict) -> str:
         table = [{"task": t, **{p: mean.get((t, p), math.nan) for p in shown}} for t in summary["tasks"]]
         out += ["", "mean reward per task:", format_table(table, ["task", *shown], floatfmt="+.3f")]
     out += ["", "paired differences, pooled over tasks:"] + [_diff_line(d) for d in summary.get("paired", [])]
-    if len(models) > 1 and summary.get("paired_tasks") and stage_pairs(models):
-        y, x = stage_pairs(models)[-1]
+    if len(models) > 1 and summary.get("paired_tasks") and (pairs := stage_pairs(models)):
+        y, x = pairs[-1]
         out += ["", f"{y} - {x}, per task:"] + [f"  {d['task']}: " + _diff_line(d) for d in summary["paired_tasks"] if (d["a"], d["b"]) == (y, x)]
     return "\n".join(out)
 

@@ -190,16 +190,16 @@ def train_sft(out_dir,                           # run folder; the stage writes 
 # %% ../../nbs/52_train_sft.ipynb #2c087f81
 def reply_decision(text: str) -> dict | None:
     "The first JSON object in a reply, without its message: the decision it names (None when there is none)."
-    i = text.find("{") if isinstance(text, str) else -1
-    if i < 0: return None
-    try: d, _ = json.JSONDecoder().raw_decode(text[i:])
-    except ValueError: return None
-    return {k: v for k, v in d.items() if k != "message"} if isinstance(d, dict) else None
+    from bazaarbatna.core import ActionError, extract_json
+    try: d, _ = extract_json(text)   # the reading every reply gets
+    except ActionError: return None
+    return {k: v for k, v in d.items() if k != "message"}
 
 def _rung_points(d: dict | None) -> float | None:
+    from bazaarbatna.bazaar.prompts import PERCENT   # a rung label's shape
     r = (d or {}).get("rung")
-    try: return float(r[:-1]) if isinstance(r, str) and r.endswith("%") else None
-    except ValueError: return None
+    m = PERCENT.fullmatch(r) if isinstance(r, str) else None
+    return float(m.group(1)) if m else None
 
 def teacher_agreement(model="embedded",      # a model name, adapter folder, or an `LLMPolicy`
                       arena: str = "bazaar",
