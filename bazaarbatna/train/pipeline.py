@@ -277,7 +277,8 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
         else: a.text(.5, .5, "no data", ha="center", transform=a.transAxes)
     panel(ax[0, 0], grpo, [("reward", "env reward (mean)"), ("env/step_reward", "step reward")], "GRPO: environment reward")
     panel(ax[0, 1], grpo, [("env/valid_json", "valid JSON rate")], "GRPO: JSON validity")
-    panel(ax[0, 2], grpo, [("env/group_spread", "within-group std"), ("env/frac_zero_spread", "zero-spread groups")], "GRPO: within-group spread")
+    panel(ax[0, 2], grpo, [("env/group_spread", "within-group std"), ("env/frac_zero_spread", "zero-spread groups"),
+                         ("reward_std", "reward std (episode mode)"), ("frac_reward_zero_std", "groups without spread (episode mode)")], "GRPO: within-group spread")
     dagger = read_json(curve_path(run_dir, "dagger"), [])
     end = max((r["step"] for r in sft), default=0)   # DAgger continues SFT: its records follow on SFT's steps
     imitation = sft + [{**r, "step": r["step"] + end} for r in dagger]
