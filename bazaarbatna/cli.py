@@ -12,7 +12,7 @@ import argparse, contextlib, json, sys, time
 # %% auto #0
 __all__ = ['EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval',
            'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'cmd_ui', 'cmd_fit_tuned',
-           'cmd_headroom', 'cmd_imitation', 'build_parser', 'missing_extra', 'install_hint', 'main']
+           'task_names', 'cmd_headroom', 'cmd_imitation', 'build_parser', 'missing_extra', 'install_hint', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -186,6 +186,10 @@ def _temperatures(spec: str) -> list[float]:
     try: return [check_temperature(t) for t in ts]
     except ValueError: raise ValueError(f"--temperatures must be finite numbers > 0; got {spec!r}") from None
 
+def task_names(arg: str) -> list | None:
+    "A --tasks value as task names: None for \"all\", else the comma-separated names."
+    return None if arg == "all" else [t.strip() for t in arg.split(",") if t.strip()]
+
 def cmd_headroom(args):
     "Greedy against sampled episodes of a model on GRPO's training seeds (`train.grpo.sampling_headroom`)."
     temps = _temperatures(args.temperatures)
@@ -193,7 +197,7 @@ def cmd_headroom(args):
     from bazaarbatna.train.grpo import sampling_headroom, headroom_table, task_weights, GRPO_SEED_OFFSET
     from bazaarbatna.evaluate import TRAIN_SEEDS
     from bazaarbatna.agents import LLMPolicy
-    tasks = task_weights(args.arena, None if args.tasks == "all" else [t.strip() for t in args.tasks.split(",") if t.strip()])
+    tasks = task_weights(args.arena, task_names(args.tasks))
     rows = [{"arena": args.arena, "task": t, "seed": s} for t in tasks for s in TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + args.seeds]]
     greedy = LLMPolicy(args.arena, model=args.model, max_new_tokens=args.max_new_tokens, batch_size=len(rows))
     m, tok = greedy.model, greedy.tokenizer   # one model for every temperature
@@ -208,8 +212,7 @@ def cmd_imitation(args):
     "After SFT: the model's greedy decisions against the teacher's on the teacher's own episodes, by rounds left (`train.sft.teacher_agreement`)."
     from bazaarbatna.evaluate import parse_seeds
     from bazaarbatna.train.sft import teacher_agreement
-    tasks = None if args.tasks == "all" else [t.strip() for t in args.tasks.split(",") if t.strip()]
-    res = teacher_agreement(args.model, args.arena, tasks, parse_seeds(args.seeds), policy=args.teacher)
+    res = teacher_agreement(args.model, args.arena, task_names(args.tasks), parse_seeds(args.seeds), policy=args.teacher)
     if args.json: return res
     return {"model": res["model"], "teacher": res["teacher"], "states": res["states"], "agree": res["agree"],
             "by rounds left": res["by_rounds_left"]}

@@ -223,11 +223,11 @@ def teacher_agreement(model="embedded",      # a model name, adapter folder, or 
         row = rows.setdefault(key, {"rounds_left": key, "states": 0, "agree": 0, "json": 0, "gaps": []})
         row["states"] += 1; row["agree"] += m == t; row["json"] += m is not None
         if (a := _rung_points(m)) is not None and (b := _rung_points(t)) is not None: row["gaps"].append(a - b)
-    out = []
+    agreed, out = sum(r["agree"] for r in rows.values()), []
     for key in sorted(rows, key=lambda k: (k == "-", -int(k.rstrip("+")) if k != "-" else 0)):
         r = rows[key]; g = r.pop("gaps")
         out.append({**r, "agree": round(r["agree"] / r["states"], 3), "json": round(r["json"] / r["states"], 3),
                     "rung_gap": round(sum(g) / len(g), 2) if g else None})
     n = len(samples)
     return {"model": pol.model_name, "arena": arena, "teacher": policy, "states": n, "seeds": [int(x) for x in seeds],
-            "agree": round(sum(r["agree"] * r["states"] for r in out) / max(1, n), 3), "by_rounds_left": out}
+            "agree": round(agreed / max(1, n), 3), "by_rounds_left": out}
