@@ -118,6 +118,8 @@ def cmd_train(args):
     if args.steps: kw["steps"] = args.steps
     from bazaarbatna.train.distributed import is_main_launch
     res = run_pipeline(**kw)
+    import torch.distributed as dist
+    if dist.is_available() and dist.is_initialized(): dist.destroy_process_group()   # gloo's threads stop here: alive at exit, a rank can abort (SIGABRT)
     return res if is_main_launch() else None   # under accelerate launch the main process prints the summary
 
 def demo_said(action, error: dict | None, width: int = 100) -> str:
