@@ -250,7 +250,8 @@ class LLMPolicy:
         self.model
         return self._tok
 
-    def reset(self, seed: int) -> None: self._seed_offset = seed
+    def reset(self, seed: int) -> None:
+        "Nothing to reset between episodes: the policy keeps no episode state, and `restart_sampling` seeds its draws."
 
     def restart_sampling(self, seed: int | None) -> None:
         "Start the sampling stream again at `seed`: the same batch of episodes then samples the same replies, whatever this policy played before."
