@@ -15,9 +15,9 @@ from .world import _round, MISSED_DEADLINE
 
 # %% auto #0
 __all__ = ['EXPERT_PARAMS', 'POLICIES', 'POLICY_DOCS', 'TUNED_FILE', 'REFERENCES', 'REFERENCE_DOCS', 'open_jobs', 'job_rates',
-           'useful_worth', 'energy', 'sell_ask', 'buy_bid', 'runnable', 'valid_actions', 'RandomValid', 'GreedyHoarder',
-           'NoNegotiation', 'Naive', 'AlwaysAccept', 'Retaliator', 'Expert', 'run_episode', 'Tuned', 'fit_params',
-           'fit_tuned', 'Oracle']
+           'useful_worth', 'energy', 'sell_ask', 'buy_bid', 'counter_pitch_message', 'runnable', 'valid_actions',
+           'RandomValid', 'GreedyHoarder', 'NoNegotiation', 'Naive', 'AlwaysAccept', 'Retaliator', 'Expert',
+           'run_episode', 'Tuned', 'fit_params', 'fit_tuned', 'Oracle']
 
 # %% ../../nbs/24_market_policies.ipynb #8930f9f3
 def open_jobs(obs: dict) -> list:
@@ -98,6 +98,10 @@ def buy_bid(worth: float, energy_bill: float, budget: float,
            ) -> float:
     "The expert's bid for a block worth `worth` to the lab: `share` of it, within what the budget leaves after the energy bill."
     return _round(min(budget - energy_bill, share * worth), 2)
+
+def counter_pitch_message(b: dict) -> str:
+    "The expert's counter-pitch to a sell offer for block view `b`: the block's facts, and a lower rate asked for."
+    return f"Block {b['id']} is {b['reliability']:.0%} reliable with {b['hours_left']} GPU-hours; a fair rate for both of us is lower, and we pay on time."
 
 def runnable(obs: dict, b: dict) -> bool:
     "Can the lab run block view `b` now (owned and unpooled, or pooled in one of its coalitions)?"
@@ -295,8 +299,7 @@ class Expert(_Base):
                     if o["id"] not in self.countered and w > 0 and o["payment"] <= 1.6 * w:
                         self.countered.add(o["id"])
                         if o["judge"] > .3:
-                            return {"action": "counter_pitch", "offer": o["id"],
-                                    "message": f"Block {b['id']} is {b['reliability']:.0%} reliable with {b['hours_left']} GPU-hours; a fair rate for both of us is lower, and we pay on time."}
+                            return {"action": "counter_pitch", "offer": o["id"], "message": counter_pitch_message(b)}
                         p = buy_bid(w, en, budget, q["counter"])
                         if p >= .01: return {"action": "counter_offer", "offer": o["id"], "payment": p}
                 elif o["kind"] == "buy" and b is not None and b["owner"] == me and not b["pool"]:

@@ -8,12 +8,12 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_prompts.html.md"""
 from __future__ import annotations
 import math, re
 from ..core import ActionError, _num, ladder_price
-from .policies import buy_bid, energy, open_jobs, runnable, sell_ask, useful_worth
+from .policies import buy_bid, counter_pitch_message, energy, open_jobs, runnable, sell_ask, useful_worth
 
 # %% auto #0
 __all__ = ['ROLE_BRIEF', 'COMPACT_ROLE', 'MENU_FREE', 'MENU_REPLY', 'OFFER_MESSAGE', 'PROMPTING', 'guard_payment', 'market_menu',
-           'offer_net', 'move_key', 'menu_text', 'offer_price', 'market_menu_lines', 'offer_message', 'menu_action',
-           'read_move', 'move_reply', 'MenuTeacher']
+           'offer_net', 'move_key', 'menu_text', 'offer_price', 'market_menu_lines', 'offer_message',
+           'standard_message', 'menu_action', 'read_move', 'move_reply', 'MenuTeacher']
 
 # %% ../../nbs/26_market_prompts.ipynb #6f108b92
 ROLE_BRIEF = ("You are an AI lab trading scarce GPU blocks in a market of labs. You have a budget and private "
@@ -37,7 +37,7 @@ def guard_payment(action: dict, obs: dict) -> dict:
 
 # %% ../../nbs/26_market_prompts.ipynb #54da3f18
 MENU_FREE = ("payment", "message", "conditions", "hours")   # the fields a menu reply writes itself; the menu fixes the rest
-_MENU_ASKS = {"send_offer": " +payment", "counter_offer": " +payment", "make_pitch": " +message", "counter_pitch": " +message"}
+_MENU_ASKS = {"send_offer": " +payment", "counter_offer": " +payment", "make_pitch": " +message"}   # a counter-pitch has its standard line
 
 def market_menu(obs: dict) -> list[dict]:
     """The market moves the rules allow now, with their ids and without payment or message ([] when the observation has no lab);
@@ -156,11 +156,21 @@ MENU_REPLY = (' Reply with one JSON object only: {"move": "<one of the listed mo
               'price unless the reply names another; any move may carry a message).')   # the compact system message's reply format
 
 OFFER_MESSAGE = "{} is a fair price for you; we pay on time."   # the rule judge gives it 0.85 (the expert's messages: ~1.0)
-_OFFER_MOVES = ("send_offer",)   # the expert writes no message with its counter-offers
 
 def offer_message(payment) -> str:
     "The standard line an offer carries under the menu: it only repeats the price."
     return OFFER_MESSAGE.format(ladder_price(payment))
+
+def standard_message(action: dict, obs: dict) -> str | None:
+    """The line a menu move carries when its reply writes none: an offer's `offer_message` (it only repeats the price),
+    a counter-pitch's `counter_pitch_message` about the offer's block (the expert's own words); None for other moves
+    (the expert counters an offer without a message) and when the offer or its block is not in the observation."""
+    kind = action.get("action")
+    if kind == "send_offer": return offer_message(action["payment"]) if _num(action.get("payment")) is not None else None
+    if kind != "counter_pitch": return None
+    o = next((o for o in obs.get("offers") or () if o.get("id") == action.get("offer")), None)
+    b = next((b for b in obs.get("blocks") or () if o is not None and b.get("id") == o.get("block")), None)
+    return counter_pitch_message(b) if b is not None else None
 
 def menu_action(reply: dict, obs: dict) -> dict:
     "The action a menu reply {'move': '<a listed move>', ...} names: that move's fixed fields plus the reply's own free fields."
@@ -171,8 +181,8 @@ def menu_action(reply: dict, obs: dict) -> dict:
     if move is None: raise ActionError("invalid_now", "move", f"{said!r:.60} is not on the menu now")
     act = {**{k: v for k, v in reply.items() if k in MENU_FREE}, **move}
     if "payment" not in reply and (price := offer_price(move, obs)) is not None: act["payment"] = ladder_price(price)
-    if act["action"] in _OFFER_MOVES and "message" not in act and _num(act.get("payment")) is not None:
-        act["message"] = offer_message(act["payment"])   # an offer the model wrote no message for goes with the standard line
+    if "message" not in act and (line := standard_message(act, obs)) is not None:
+        act["message"] = line         # a move the model wrote no message for goes with its standard line
     return act
 
 def read_move(reply: dict, obs: dict) -> dict | None:
@@ -181,10 +191,9 @@ def read_move(reply: dict, obs: dict) -> dict | None:
 
 def move_reply(action: dict, obs: dict) -> dict | None:
     """What a compact reply holds for `action`: its menu move's key and the fields the reply writes itself, less a listed
-    price and an offer's standard message, which `menu_action` puts back (None when the move is not on the menu)."""
+    price and a move's standard message, which `menu_action` puts back (None when the move is not on the menu)."""
     free = {k: v for k, v in action.items() if k in MENU_FREE}
-    if action.get("action") in _OFFER_MOVES and _num(free.get("payment")) is not None \
-            and free.get("message") == offer_message(free["payment"]):
+    if "message" in free and free["message"] == standard_message(action, obs):
         del free["message"]   # `menu_action` writes the standard line back: the model leaves it out
     fixed = {k: v for k, v in action.items() if k not in MENU_FREE}
     price = offer_price(fixed, obs)
@@ -193,8 +202,8 @@ def move_reply(action: dict, obs: dict) -> dict | None:
 
 class MenuTeacher:
     """A market policy as the SFT teacher for compact prompts: an offer goes at the price its menu line lists
-    (`offer_price`) with a message of one short line that only repeats it (`OFFER_MESSAGE`), and other moves keep a
-    message only where the menu asks for one (+message)."""
+    (`offer_price`) with a message of one short line that only repeats it (`OFFER_MESSAGE`), a counter-pitch with its
+    standard line (`standard_message`), and other moves keep a message only where the menu asks for one (+message)."""
     def __init__(self, policy):
         self.policy, self.name = policy, f"{getattr(policy, 'name', 'policy')}_menu"
     def reset(self, seed: int) -> None: self.policy.reset(seed)
@@ -204,7 +213,7 @@ class MenuTeacher:
         if (price := offer_price(a, obs)) is not None: a = {**a, "payment": ladder_price(price)}   # the menu's price
         if "message" not in a or "+message" in _MENU_ASKS.get(a.get("action"), ""): return a
         a = {k: v for k, v in a.items() if k != "message"}
-        if _num(a.get("payment")) is not None: a["message"] = offer_message(a["payment"])
+        if (line := standard_message(a, obs)) is not None: a["message"] = line
         return a
 
 # %% ../../nbs/26_market_prompts.ipynb #a3bfbed4
