@@ -46,6 +46,7 @@ def market_menu(obs: dict) -> list[dict]:
     me = obs.get("lab")
     if not isinstance(me, str): return []
     budget = _num(obs.get("budget")) or 0.0
+    spend = budget - .005             # the budget is shown to the cent: list only costs the exact budget surely covers
     energy_price = (obs.get("market") or {}).get("energy_price", 1.0)
     labs = [l["id"] for l in obs.get("labs") or ()]
     mine = [c for c in obs.get("coalitions") or () if me in c.get("members", ())]
@@ -58,15 +59,15 @@ def market_menu(obs: dict) -> list[dict]:
     for j in jobs:
         need = j["gpu_hours"] - j["done_hours"]
         moves += [{"action": "allocate_to_job", "job": j["id"], "block": b["id"]} for b in usable
-                  if b["reliability"] >= j["min_reliability"] and min(b["hours_left"], need) * b["energy_cost"] * energy_price <= budget]
-    exchange = [b for b in blocks if b.get("owner") == "exchange" and b.get("price") is not None and b["price"] <= budget]
+                  if b["reliability"] >= j["min_reliability"] and min(b["hours_left"], need) * b["energy_cost"] * energy_price <= spend]
+    exchange = [b for b in blocks if b.get("owner") == "exchange" and b.get("price") is not None and b["price"] <= spend]
     moves += [{"action": "reserve_capacity", "block": b["id"]} for b in sorted(exchange, key=lambda b: b["price"] - worth(b))]
     owner = {b["id"]: (b.get("owner"), b.get("pool")) for b in blocks}
     for o in sorted(obs.get("offers") or (), key=lambda o: -offer_net(o, obs, jobs)):   # the best deal first
         trade = o.get("kind") != "coalition"
         seller = me if o.get("kind") == "buy" else o.get("from")
         if not trade or owner.get(o.get("block")) == (seller, None):     # a trade offer is void once its block moved
-            if not trade or o.get("kind") == "buy" or o.get("payment", 0) <= budget: moves.append({"action": "accept_offer", "offer": o["id"]})
+            if not trade or o.get("kind") == "buy" or o.get("payment", 0) <= spend: moves.append({"action": "accept_offer", "offer": o["id"]})
             if trade: moves.append({"action": "counter_offer", "offer": o["id"]})
         moves += [{"action": "counter_pitch", "offer": o["id"]}, {"action": "reject_offer", "offer": o["id"]}]
     moves += [{"action": "send_offer", "target": l, "block": b["id"]} for b in spare for l in labs]    # sell mine
