@@ -77,7 +77,7 @@ def _filled(move: dict, obs: dict) -> dict:
 def test_market_menu_only_offers_moves_the_env_accepts(task):
     "Every move on the compact prompt's menu, tried on a restored copy of the state, is accepted (random-walk and expert states)."
     from bazaarbatna.agents import parse_reply
-    from bazaarbatna.market.prompts import market_menu, move_key, offer_message
+    from bazaarbatna.market.prompts import market_menu, move_key, standard_message
     tried = {}
     for seed in range(6):
         for walker in ("random_valid", "expert"):
@@ -89,8 +89,10 @@ def test_market_menu_only_offers_moves_the_env_accepts(task):
                 snap = env.snapshot()
                 for m in menu:
                     move = _filled(m, obs)
-                    if m["action"] == "send_offer": move["message"] = offer_message(move["payment"])   # added to a reply without one
-                    reply = {"move": move_key(m, obs), **{k: v for k, v in move.items() if k not in m and (k, m["action"]) != ("message", "send_offer")}}
+                    if m["action"] in ("send_offer", "counter_pitch"):   # the reply leaves the message out: the move's standard line goes
+                        move["message"] = standard_message(move, obs)
+                        assert move["message"], (task, seed, m)
+                    reply = {"move": move_key(m, obs), **{k: v for k, v in move.items() if k not in m and (k != "message" or m["action"] == "make_pitch")}}
                     assert parse_reply("market", json.dumps(reply), obs=obs)[0] == move
                     r = env.step(move)
                     err = r.info.get("error")
@@ -102,6 +104,7 @@ def test_market_menu_only_offers_moves_the_env_accepts(task):
                 if r.done: break
                 obs = r.observation
     assert {"allocate_to_job", "send_offer", "reject_offer", "accept_offer", "form_coalition"} <= set(tried), tried
+    if task != "single_trade": assert tried.get("counter_pitch"), tried
 
 @pytest.mark.parametrize("task", ["single_trade", "market_round"])
 def test_market_menu_lists_only_costs_the_exact_budget_covers(task):

@@ -69,7 +69,9 @@ def market_menu(obs: dict) -> list[dict]:
         if not trade or owner.get(o.get("block")) == (seller, None):     # a trade offer is void once its block moved
             if not trade or o.get("kind") == "buy" or o.get("payment", 0) <= spend: moves.append({"action": "accept_offer", "offer": o["id"]})
             if trade: moves.append({"action": "counter_offer", "offer": o["id"]})
-        moves += [{"action": "counter_pitch", "offer": o["id"]}, {"action": "reject_offer", "offer": o["id"]}]
+        pitch = {"action": "counter_pitch", "offer": o["id"]}   # listed where it has its standard line: a sell offer, its block in view
+        moves += [pitch] if standard_message(pitch, obs) is not None else []
+        moves.append({"action": "reject_offer", "offer": o["id"]})
     moves += [{"action": "send_offer", "target": l, "block": b["id"]} for b in spare for l in labs]    # sell mine
     theirs = [b for b in blocks if b.get("owner") in labs and not b.get("pool")]
     fits = lambda b: .6 * worth(b) + energy(obs, b, jobs) <= budget   # the expert bids only where its opening bid and the energy fit
@@ -164,12 +166,13 @@ def offer_message(payment) -> str:
 
 def standard_message(action: dict, obs: dict) -> str | None:
     """The line a menu move carries when its reply writes none: an offer's `offer_message` (it only repeats the price),
-    a counter-pitch's `counter_pitch_message` about the offer's block (the expert's own words); None for other moves
-    (the expert counters an offer without a message) and when the offer or its block is not in the observation."""
+    a counter-pitch's `counter_pitch_message` about a sell offer's block (the expert's own words, and the only offers it
+    counter-pitches); None for other moves (the expert counters an offer without a message), for other offers and when
+    the offer or its block is not in the observation."""
     kind = action.get("action")
     if kind == "send_offer": return offer_message(action["payment"]) if _num(action.get("payment")) is not None else None
     if kind != "counter_pitch": return None
-    o = next((o for o in obs.get("offers") or () if o.get("id") == action.get("offer")), None)
+    o = next((o for o in obs.get("offers") or () if o.get("id") == action.get("offer") and o.get("kind") == "sell"), None)
     b = next((b for b in obs.get("blocks") or () if o is not None and b.get("id") == o.get("block")), None)
     return counter_pitch_message(b) if b is not None else None
 
