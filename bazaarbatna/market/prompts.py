@@ -69,8 +69,8 @@ def market_menu(obs: dict) -> list[dict]:
         if not trade or owner.get(o.get("block")) == (seller, None):     # a trade offer is void once its block moved
             if not trade or o.get("kind") == "buy" or o.get("payment", 0) <= spend: moves.append({"action": "accept_offer", "offer": o["id"]})
             if trade: moves.append({"action": "counter_offer", "offer": o["id"]})
-        pitch = {"action": "counter_pitch", "offer": o["id"]}   # listed where it has its standard line: a sell offer, its block in view
-        moves += [pitch] if standard_message(pitch, obs) is not None else []
+        pitch = {"action": "counter_pitch", "offer": o["id"]}
+        if standard_message(pitch, obs) is not None: moves.append(pitch)   # where it has its standard line: a sell offer, its block in view
         moves.append({"action": "reject_offer", "offer": o["id"]})
     moves += [{"action": "send_offer", "target": l, "block": b["id"]} for b in spare for l in labs]    # sell mine
     theirs = [b for b in blocks if b.get("owner") in labs and not b.get("pool")]
