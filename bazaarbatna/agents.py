@@ -14,7 +14,7 @@ from .arenas import ARENAS, get_arena, make_policy
 # %% auto #0
 __all__ = ['PROMPT_STYLE_FILE', 'arena_prompting', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
            'compact_system_prompt', 'compact_observation', 'parse_reply', 'guard_action', 'teacher_policy',
-           'reply_json', 'prompt_style', 'write_prompt_style', 'saved_prompt_style', 'adapter_base',
+           'reply_json', 'prompt_style', 'write_prompt_style', 'saved_prompt_style', 'trained_arenas', 'adapter_base',
            'load_policy_model', 'release_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #4a542d3b
@@ -173,6 +173,13 @@ def saved_prompt_style(model) -> bool | None:
         except (ValueError, AttributeError): continue
         if isinstance(c, bool): return c
     return None
+
+def trained_arenas(model) -> list:
+    "The arenas noted beside an adapter folder (`write_prompt_style`); [] for a model without a note (the base model)."
+    if not isinstance(model, (str, Path)) or not (Path(str(model)) / PROMPT_STYLE_FILE).is_file(): return []
+    try: arenas = json.loads((Path(str(model)) / PROMPT_STYLE_FILE).read_text()).get("arenas")
+    except (ValueError, AttributeError): return []
+    return [a for a in arenas if isinstance(a, str)] if isinstance(arenas, list) else []
 
 def adapter_base(folder) -> str:
     """The base model an adapter folder names, for loading it: `"embedded"` when it names none, or names the embedded

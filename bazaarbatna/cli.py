@@ -11,8 +11,9 @@ import argparse, contextlib, json, sys, time
 
 # %% auto #0
 __all__ = ['EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval',
-           'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'cmd_demo', 'cmd_arena', 'cmd_ui', 'cmd_fit_tuned',
-           'task_names', 'cmd_headroom', 'cmd_imitation', 'build_parser', 'missing_extra', 'install_hint', 'main']
+           'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'demo_arena', 'cmd_demo', 'cmd_arena', 'cmd_ui',
+           'cmd_fit_tuned', 'task_names', 'cmd_headroom', 'cmd_imitation', 'build_parser', 'missing_extra',
+           'install_hint', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -127,13 +128,22 @@ def demo_said(action, error: dict | None, width: int = 100) -> str:
     if error: return f"refused ({error['code']}): {str(action)[:width]!r}"
     return json.dumps(action, ensure_ascii=False)[:width] if isinstance(action, dict) else str(action)[:width]
 
+def demo_arena(arena: str | None, model) -> str:
+    "The arena a demo plays: the one asked for, else the one the adapter was trained in (its note), else the bazaar."
+    if arena is not None: return arena
+    from bazaarbatna.agents import trained_arenas
+    noted = trained_arenas(model)
+    return noted[0] if len(noted) == 1 else "bazaar"
+
 def cmd_demo(args):
-    "A short negotiation: the LLM buyer (embedded model by default) against the rule seller."
-    from bazaarbatna.arenas import make_env, make_policy
+    "A short negotiation: the LLM (embedded model by default) against the rule seller, or as lab 0 of the GPU market."
+    from bazaarbatna.arenas import make_env, make_policy, list_tasks
+    arena = demo_arena(args.arena, args.model)
+    task = args.task or next(iter(list_tasks(arena)))
+    env = make_env(arena, task, seed=args.seed)   # an unknown task fails here, before the model loads
     t0 = time.time()
     print(f"Loading model {args.model!r} (first run converts the embedded model, ~20 s)...", file=sys.stderr, flush=True)
-    policy = make_policy("bazaar", f"llm:{args.model}")
-    env = make_env("bazaar", args.task, seed=args.seed)
+    policy = make_policy(arena, f"llm:{args.model}")
     obs, done, total, steps = env.reset(seed=args.seed), False, 0.0, 0
     policy.reset(args.seed)
     while not done:
@@ -145,9 +155,9 @@ def cmd_demo(args):
     if not args.json: print(env.transcript.to_markdown())
     if ep.get("reason") == "invalid_actions":
         print("The model's replies were refused (above): the untrained embedded model rarely writes the JSON. Train an adapter "
-              "(`bazaarbatna train all --profile cpu --arena bazaar --out runs/quickstart`) and run "
+              f"(`bazaarbatna train all --profile cpu --arena {arena} --out runs/quickstart`) and run "
               "`bazaarbatna demo --model runs/quickstart/grpo/final`.", file=sys.stderr, flush=True)
-    return {"task": args.task, "seed": args.seed, "model": args.model, "steps": steps, "return": round(total, 4),
+    return {"arena": arena, "task": task, "seed": args.seed, "model": args.model, "steps": steps, "return": round(total, 4),
             **{k: ep.get(k) for k in ("deal", "utility", "rounds", "reason")}, "seconds": round(time.time() - t0, 1)}
 
 def cmd_arena(args):
@@ -235,7 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("tasks", cmd_tasks, "list tasks with their parameters"); s.add_argument("--arena", default="all", **arena)
     s = add("policies", cmd_policies, "list the built-in policies"); s.add_argument("--arena", default="all", **arena)
     s = add("demo", cmd_demo, "a short negotiation on the embedded model, printed as a transcript")
-    s.add_argument("--model", default="embedded"); s.add_argument("--task", default="single_deal"); s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--model", default="embedded")
+    s.add_argument("--arena", choices=["bazaar", "market"], help="default: the arena the adapter was trained in (its bazaarbatna.json), else bazaar")
+    s.add_argument("--task", help="default: the arena's first task (single_deal, single_trade)"); s.add_argument("--seed", type=int, default=0)
     s = add("eval", cmd_eval, "run a tournament; records under --out")
     s.add_argument("--arena", required=True, choices=["bazaar", "market"])
     s.add_argument("--tasks", default="all")
