@@ -168,17 +168,20 @@ def saved_prompt_style(model) -> bool | None:
     notes = [folder / PROMPT_STYLE_FILE]
     if (folder / "adapter_config.json").is_file(): notes.append(folder.parent.parent / "pipeline.json")
     for p in notes:
-        if not p.is_file(): continue
-        try: c = json.loads(p.read_text()).get("compact")
-        except (ValueError, AttributeError): continue
+        c = _read_note(p).get("compact")
         if isinstance(c, bool): return c
     return None
 
+def _read_note(path: Path) -> dict:
+    "A JSON note's object: {} when it is missing, broken or not an object."
+    try: note = json.loads(path.read_text())
+    except (OSError, ValueError): return {}
+    return note if isinstance(note, dict) else {}
+
 def trained_arenas(model) -> list:
     "The arenas noted beside an adapter folder (`write_prompt_style`); [] for a model without a note (the base model)."
-    if not isinstance(model, (str, Path)) or not (Path(str(model)) / PROMPT_STYLE_FILE).is_file(): return []
-    try: arenas = json.loads((Path(str(model)) / PROMPT_STYLE_FILE).read_text()).get("arenas")
-    except (ValueError, AttributeError): return []
+    if not isinstance(model, (str, Path)): return []
+    arenas = _read_note(Path(str(model)) / PROMPT_STYLE_FILE).get("arenas")
     return [a for a in arenas if isinstance(a, str)] if isinstance(arenas, list) else []
 
 def adapter_base(folder) -> str:
