@@ -15,17 +15,18 @@ from ..agents import build_messages, parse_reply, guard_action, teacher_policy, 
 from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
-__all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE', 'SELF',
-           'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'trained_groups', 'episode_advantages',
-           'play_groups', 'check_temperature', 'sampling_headroom', 'headroom_table', 'episode_batch',
-           'shared_prefix_logps', 'episode_trainer_class', 'State', 'check_last_rounds', 'collect_states',
-           'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score', 'EnvReward',
-           'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'episode_return', 'train_grpo']
+__all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'TASK_DRAWS', 'FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE',
+           'SELF', 'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'trained_groups',
+           'episode_advantages', 'play_groups', 'check_temperature', 'sampling_headroom', 'headroom_table',
+           'episode_batch', 'shared_prefix_logps', 'episode_trainer_class', 'State', 'check_last_rounds',
+           'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score',
+           'EnvReward', 'build_grpo_dataset', 'recollection_rounds', 'check_sampling', 'episode_return', 'train_grpo']
 
 # %% ../../nbs/53_train_grpo.ipynb #def7438e
 EPISODE, DECISION = "episode", "decision"   # GRPO modes: whole episodes (default), or one scored reply (the older design)
 ADVANTAGES = ("episode", "episode_once", "reward_to_go", "placebo")   # what a decision's advantage is built from ("placebo": a control)
 SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
+TASK_DRAWS = ("weighted", "stratified")   # how `episode_rows` gives each group its task: a random draw by weight, or each task its share
 
 def is_count(x) -> bool:
     "Whether `x` is a whole number >= 1 (a bool is not)."
@@ -49,24 +50,35 @@ def episode_rows(mix: dict,          # arena -> {task: weight} (`task_weights`)
                  seeds,              # the training seeds the groups start from
                  seed: int = 0,      # the draw's own seed
                  compact: bool = True,  # the prompt style (only the `prompt` column shows it)
+                 draw: str = "weighted",  # "weighted": each row's task drawn at random by weight; "stratified": each task its share
                 ) -> list[dict]:
-    "`n` (arena, task, seed) rows, tasks drawn by weight, each task cycling through its own shuffled copy of `seeds`."
+    "`n` (arena, task, seed) rows, tasks by weight (`draw`), each task cycling through its own shuffled copy of `seeds`."
     import random
     seeds = [int(s) for s in seeds]
     if not is_count(n): raise ValueError(f"n must be a whole number >= 1, got {n!r}")
     if not seeds: raise ValueError("no training seeds to draw from")
+    if draw not in TASK_DRAWS: raise ValueError(f"unknown task draw {draw!r}; choose one of {list(TASK_DRAWS)}")
     rng = random.Random(seed)
     pairs = [(ar, t) for ar in mix for t in mix[ar]]
     weights = [mix[ar][t] for ar, t in pairs]
     queues: dict = {}
     rows = []
-    for ar, t in rng.choices(pairs, weights, k=n):
+    for ar, t in (rng.choices(pairs, weights, k=n) if draw == "weighted" else _stratified(pairs, weights, n, rng)):
         q = queues.get((ar, t))
         if not q: q = queues[(ar, t)] = rng.sample(seeds, len(seeds))
         s = q.pop()
         obs = get_arena(ar).make_env(t, seed=s).reset(seed=s)
         rows.append({"prompt": build_messages(ar, obs, compact=compact), "arena": ar, "task": t, "seed": s})
     return rows
+
+def _stratified(pairs: list, weights: list, n: int, rng) -> list:
+    "`n` of `pairs`, each `n × weight / total` times rounded by largest remainder (ties broken by `rng`), in a shuffled order."
+    share = [n * w / sum(weights) for w in weights]
+    count = [int(s) for s in share]
+    for i in sorted(range(len(pairs)), key=lambda i: (count[i] - share[i], rng.random()))[:n - sum(count)]: count[i] += 1
+    out = [p for p, c in zip(pairs, count) for _ in range(c)]
+    rng.shuffle(out)
+    return out
 
 def trained_groups(rows: list[dict]) -> dict:
     "arena -> {task: seeds}: the (task, seed) groups of a run's rows (TRL plays every row once, in its own order)."
@@ -688,6 +700,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
                mode: str = EPISODE,            # "episode": whole episodes; "decision": one reply scored by a continuation (the older design)
                advantage: str = "episode",     # episode mode: a decision's advantage from its "episode" return, its "reward_to_go" or "placebo" (a control)
                max_episode_steps: int = 200,   # episode mode: safety cap on one episode's steps
+               task_draw: str = "weighted",    # episode mode: each group's task drawn at random by weight, or "stratified" (each task its share)
                rows_per_backward: int = 32,    # episode mode: replies per backward pass (memory; the gradient is the whole step's)
                max_per_episode: int = 6,       # decision mode: decision points per training episode
                continuation: str = CONTINUATION,  # decision mode: how a scored move's episode is finished: a policy name, `HOLD`, `IDLE` or `SELF`
@@ -707,6 +720,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     if mode == EPISODE:
         if advantage not in ADVANTAGES: raise ValueError(f"unknown advantage {advantage!r}; choose one of {list(ADVANTAGES)}")
         mix = {ar: task_weights(ar, (tasks or {}).get(ar)) for ar in arenas}   # an unknown task fails here, before the model loads
+        if task_draw not in TASK_DRAWS: raise ValueError(f"unknown task_draw {task_draw!r}; choose one of {list(TASK_DRAWS)}")
     else:
         for ar in arenas: check_continuation(ar, continuation)
         check_last_rounds(last_rounds); recollection_rounds(steps, recollect_every, on_policy_states, beta)
@@ -722,14 +736,16 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     run = dict(out=Path(out_dir), m=m, tok=tok, peft_cfg=peft_cfg, p=p, G=G, arenas=tuple(arenas), steps=steps, prompts_per_step=prompts_per_step,
                temperature=temperature, scale_rewards=scale_rewards, beta=beta, n_seeds=n_seeds, compact=compact, resume=resume, keep=keep,
                hub_repo=hub_repo, seed=seed, kw=kw, vllm=vllm)
-    if mode == EPISODE: return _train_episodes(**run, mix=mix, advantage=advantage, max_episode_steps=max_episode_steps, rows_per_backward=rows_per_backward)
+    if mode == EPISODE: return _train_episodes(**run, mix=mix, advantage=advantage, max_episode_steps=max_episode_steps, rows_per_backward=rows_per_backward,
+                                               task_draw=task_draw)
     return _train_decisions(**run, tasks=tasks, max_per_episode=max_per_episode, continuation=continuation, on_policy_states=on_policy_states,
                             last_rounds=last_rounds, recollect_every=recollect_every)
 
 GRPO_SEED_OFFSET = 1000   # GRPO's training seeds start here in TRAIN_SEEDS, apart from the seeds SFT learned from
 
 def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step, temperature, scale_rewards, beta, n_seeds,
-                    compact, resume, keep, hub_repo, seed, kw, vllm, mix, advantage, max_episode_steps, rows_per_backward=32) -> dict:
+                    compact, resume, keep, hub_repo, seed, kw, vllm, mix, advantage, max_episode_steps, rows_per_backward=32,
+                    task_draw="weighted") -> dict:
     "Episode-mode GRPO (see `train_grpo`)."
     from datasets import Dataset
     from trl import GRPOConfig
@@ -743,7 +759,8 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
                       **vllm_args(vllm, p), **({"vllm_importance_sampling_correction": False} if vllm != "none" else {}),   # (the scaling chapter)
                       **kw, **checkpoint_args())
     # a step takes `prompts_per_step` groups on each process (`args.world_size` of them under accelerate launch)
-    rows = episode_rows(mix, steps * prompts_per_step * args.world_size, TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + n_seeds], seed=seed, compact=compact)
+    rows = episode_rows(mix, steps * prompts_per_step * args.world_size, TRAIN_SEEDS[GRPO_SEED_OFFSET:GRPO_SEED_OFFSET + n_seeds], seed=seed, compact=compact,
+                        draw=task_draw)
     tr = episode_trainer_class()(model=m, reward_funcs=[episode_return], args=args, train_dataset=Dataset.from_list(rows),
                                  processing_class=tok, peft_config=peft_cfg)
     Policy, on = (LLMPolicy, {}) if vllm == "none" else (VLLMPolicy, {"trainer": tr})   # vLLM: the trainer's engine generates
@@ -757,7 +774,7 @@ def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step
     final = save_adapter(tr, tok, stage_dir / "final", **note)
     return {"stage": "grpo", "mode": EPISODE, "adapter": final, "steps": checkpoint_step(stage_dir), "seconds": round(time.time() - t0, 1),
             "curve": str(curve_path(out, "grpo")), "profile": p.name, "num_generations": G, "groups_per_step": prompts_per_step,
-            "tasks": mix, "n_seeds": n_seeds, "groups": trained_groups(rows),
+            "tasks": mix, "task_draw": task_draw, "n_seeds": n_seeds, "groups": trained_groups(rows),
             "temperature": temperature, "scale_rewards": scale_rewards, "advantage": advantage,
             "beta": beta, "vllm": vllm, "seed": seed,
             **({"vllm_replies": sum(x.replies for x in policies.values()), "vllm_syncs": sum(x.syncs for x in policies.values())} if vllm != "none" else {})}

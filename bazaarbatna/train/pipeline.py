@@ -31,7 +31,7 @@ RECIPE_KEYS = {  # section -> the keys `run_pipeline` reads ("" is the top level
     "sft": {"steps", "n_seeds", "learning_rate", "max_per_action", "max_per_task", "closing_repeats"},
     "dagger": {"steps", "learning_rate"},
     "grpo": {"mode", "steps", "prompts_per_step", "learning_rate", "n_seeds", "temperature", "scale_rewards", "beta", "tasks",
-             "advantage", "max_episode_steps", "rows_per_backward",                                   # episode mode
+             "advantage", "max_episode_steps", "rows_per_backward", "task_draw",                                 # episode mode
              "max_per_episode", "continuation", "on_policy_states", "last_rounds", "recollect_every"},  # decision mode
     "eval": {"seeds", "split", "train_check", "max_new_tokens", "grpo_sampled"},
     "checkpoints": {"keep"},   # checkpoints kept per stage (a synced folder such as Google Drive has a quota)
@@ -374,7 +374,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
                                  prompts_per_step=g.get("prompts_per_step", 2), learning_rate=g.get("learning_rate", 5e-5),
                                  n_seeds=g.get("n_seeds", 4), resume=resume, hub_repo=hub_repo,
                                  tasks=g.get("tasks", rec.get("train_tasks")), compact=compact, mode=g.get("mode", "episode"),
-                                 advantage=g.get("advantage", "episode"), max_episode_steps=g.get("max_episode_steps", 200),
+                                 advantage=g.get("advantage", "episode"), max_episode_steps=g.get("max_episode_steps", 200), task_draw=g.get("task_draw", "weighted"),
                                  rows_per_backward=g.get("rows_per_backward", 32),
                                  max_per_episode=g.get("max_per_episode", 6), continuation=g.get("continuation", CONTINUATION),
                                  temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
