@@ -16,7 +16,7 @@ from ..evaluate import TRAIN_SEEDS
 
 # %% auto #0
 __all__ = ['EPISODE', 'DECISION', 'ADVANTAGES', 'SCALE_REWARDS', 'TASK_DRAWS', 'FORMAT_BONUS', 'CONTINUATION', 'HOLD', 'IDLE',
-           'SELF', 'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'episode_rows', 'trained_groups',
+           'SELF', 'GRPO_SEED_OFFSET', 'is_count', 'task_weights', 'check_task_draw', 'episode_rows', 'trained_groups',
            'episode_advantages', 'play_groups', 'check_temperature', 'sampling_headroom', 'headroom_table',
            'episode_batch', 'shared_prefix_logps', 'episode_trainer_class', 'State', 'check_last_rounds',
            'collect_states', 'check_continuation', 'score_after', 'score_replies', 'score_reply', 'replay_score',
@@ -45,6 +45,11 @@ def task_weights(arena: str,     # "bazaar" or "market"
     return {t: float(x) for t, x in w.items()}
 
 # %% ../../nbs/53_train_grpo.ipynb #a618a499
+def check_task_draw(draw) -> str:
+    "`draw` if it is one of `TASK_DRAWS`, else a ValueError naming it."
+    if draw not in TASK_DRAWS: raise ValueError(f"unknown task_draw {draw!r}; choose one of {list(TASK_DRAWS)}")
+    return draw
+
 def episode_rows(mix: dict,          # arena -> {task: weight} (`task_weights`)
                  n: int,             # rows to draw: one group each
                  seeds,              # the training seeds the groups start from
@@ -57,7 +62,7 @@ def episode_rows(mix: dict,          # arena -> {task: weight} (`task_weights`)
     seeds = [int(s) for s in seeds]
     if not is_count(n): raise ValueError(f"n must be a whole number >= 1, got {n!r}")
     if not seeds: raise ValueError("no training seeds to draw from")
-    if draw not in TASK_DRAWS: raise ValueError(f"unknown task draw {draw!r}; choose one of {list(TASK_DRAWS)}")
+    check_task_draw(draw)
     rng = random.Random(seed)
     pairs = [(ar, t) for ar in mix for t in mix[ar]]
     weights = [mix[ar][t] for ar, t in pairs]
@@ -720,7 +725,7 @@ def train_grpo(out_dir,                        # run folder; writes out_dir/grpo
     if mode == EPISODE:
         if advantage not in ADVANTAGES: raise ValueError(f"unknown advantage {advantage!r}; choose one of {list(ADVANTAGES)}")
         mix = {ar: task_weights(ar, (tasks or {}).get(ar)) for ar in arenas}   # an unknown task fails here, before the model loads
-        if task_draw not in TASK_DRAWS: raise ValueError(f"unknown task_draw {task_draw!r}; choose one of {list(TASK_DRAWS)}")
+        check_task_draw(task_draw)
     else:
         for ar in arenas: check_continuation(ar, continuation)
         check_last_rounds(last_rounds); recollection_rounds(steps, recollect_every, on_policy_states, beta)
