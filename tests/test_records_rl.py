@@ -5,13 +5,10 @@ the ones `pipeline.json` says GRPO played, and the RL model still makes deals on
 import json
 from pathlib import Path
 import pytest
-from bazaarbatna.evaluate import paired_difference
+from bazaarbatna.evaluate import paired_difference, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS = sorted(p for p in (ROOT / "training" / "records").iterdir() if (p / "train_check").is_dir())
-
-def _episodes(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 def test_every_record_has_a_training_seed_check():
     assert {p.name for p in RECORDS} >= {"bazaar", "market"}
@@ -19,7 +16,7 @@ def test_every_record_has_a_training_seed_check():
 @pytest.mark.parametrize("record", RECORDS, ids=lambda p: p.name)
 def test_grpo_raises_its_own_objective(record):
     arena = record.name
-    recs = _episodes(record / "train_check" / "eval" / arena / "results.jsonl")
+    recs = read_records(record / "train_check" / "eval" / arena / "results.jsonl")
     groups = json.loads((record / "pipeline.json").read_text())["grpo"]["groups"][arena]
     for policy in ("sft", "sft+grpo"):   # exactly the groups GRPO trained on, each played once by each stage
         played = sorted((r["task"], r["seed"]) for r in recs if r["policy"] == policy)
@@ -29,5 +26,5 @@ def test_grpo_raises_its_own_objective(record):
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda p: p.name)
 def test_the_rl_model_makes_deals(record):
-    recs = [r for r in _episodes(record / "eval" / record.name / "results.jsonl") if r["policy"] == "sft+grpo"]
+    recs = [r for r in read_records(record / "eval" / record.name / "results.jsonl") if r["policy"] == "sft+grpo"]
     assert recs and sum(bool(r["deal"]) for r in recs) / len(recs) > 0.1, f"{record.name}: the RL model barely trades"

@@ -78,7 +78,8 @@ def episode_rows(mix: dict,          # arena -> {task: weight} (`task_weights`)
 
 def _stratified(pairs: list, weights: list, n: int, rng) -> list:
     "`n` of `pairs`, each `n × weight / total` times rounded by largest remainder (ties broken by `rng`), in a shuffled order."
-    share = [n * w / sum(weights) for w in weights]
+    total = sum(weights)
+    share = [n * w / total for w in weights]
     count = [int(s) for s in share]
     for i in sorted(range(len(pairs)), key=lambda i: (count[i] - share[i], rng.random()))[:n - sum(count)]: count[i] += 1
     out = [p for p, c in zip(pairs, count) for _ in range(c)]
@@ -750,7 +751,7 @@ GRPO_SEED_OFFSET = 1000   # GRPO's training seeds start here in TRAIN_SEEDS, apa
 
 def _train_episodes(out, m, tok, peft_cfg, p, G, arenas, steps, prompts_per_step, temperature, scale_rewards, beta, n_seeds,
                     compact, resume, keep, hub_repo, seed, kw, vllm, mix, advantage, max_episode_steps, rows_per_backward=32,
-                    task_draw="weighted") -> dict:
+                    *, task_draw) -> dict:
     "Episode-mode GRPO (see `train_grpo`)."
     from datasets import Dataset
     from trl import GRPOConfig
