@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 __all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng', 'ActionError', 'short_repr',
            'is_text', 'extract_json', 'num_text', 'ladder_price', 'Field', 'Refused', 'ActionSchema', 'StepResult',
            'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash', 'sample_action',
-           'gym_view']
+           'gym_view', 'interpreter']
 
 # %% ../nbs/00_core.ipynb #ef073422
 _new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
@@ -409,3 +409,10 @@ def gym_view(env: Env,                       # any env of the `Env` protocol
             t = getattr(self.env, "transcript", None)
             return t.to_markdown() if t is not None else ""
     return GymView()
+
+# %% ../nbs/00_core.ipynb #11a07ad3
+def interpreter() -> dict:
+    "The Python that runs this process, for a benchmark's record: implementation and version, compiler, executable (links resolved)."
+    import os, platform, sys
+    return {"python": f"{platform.python_implementation()} {platform.python_version()}", "compiler": platform.python_compiler(),
+            "executable": os.path.realpath(sys.executable)}

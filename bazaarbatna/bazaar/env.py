@@ -8,7 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/bazaar_env.html.md"""
 from __future__ import annotations
 import math, time
 from dataclasses import dataclass, field, asdict, replace
-from ..core import (ActionSchema, Field, ActionError, StepResult, Transcript, Turn, make_rng, version_hash,
+from ..core import (interpreter, ActionSchema, Field, ActionError, StepResult, Transcript, Turn, make_rng, version_hash,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, gym_view, is_text)
 from .catalog import listings_in, nice_round
 from .sellers import (PERSONAS, RuleSeller, LLMSeller, SellerView, SellerReply, price_tick, ceil_tick,
@@ -683,4 +683,5 @@ def bench_steps(seconds: float = 2.0,         # how long to time each buyer
     if fresh and reused: out["reused_env"] = _bench_one(task, policy, seconds, warmup, False)
     if expert: out["expert"] = _bench_one(task, expert, seconds, warmup, fresh)
     if simple: out["simple"] = _bench_one(task, simple, seconds, warmup, fresh)
+    out["interpreter"] = interpreter()
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy, math, pickle, random, time
 from fastcore.basics import patch
 from dataclasses import dataclass, asdict, field
-from ..core import (make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
+from ..core import (interpreter, make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash, is_text)
 from .world import *
 from .world import World, Block, Lab, Job, Offer, Coalition, _trunc, _alive, _round, _new
@@ -964,4 +964,4 @@ def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = 
     cps = round(steps / max(cpu, 1e-9), 1)
     return {"steps_per_s": round(steps / dt, 1), "cpu_steps_per_s": cps, "steps_per_cpu_s": cps,   # the bazaar bench's name too
             "episodes": episodes, "steps": steps, "seconds": round(dt, 3),
-            "task": task, "policy": policy, "fresh_env": fresh}
+            "task": task, "policy": policy, "fresh_env": fresh, "interpreter": interpreter()}
