@@ -8,7 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/agents.html.md"""
 from __future__ import annotations
 import importlib, json, re, sys, time
 from pathlib import Path
-from .core import ActionError, Refused, extract_json
+from .core import ActionError, Refused, extract_json, sub_seed
 from .arenas import ARENAS, get_arena, make_policy
 
 # %% auto #0
@@ -278,7 +278,7 @@ class LLMPolicy:
         "One action per observation: a validated (guarded) dict, or the raw reply text when it does not parse."
         if not observations: return []
         convs = [build_messages(self.arena, o, compact=self.compact) for o in observations]
-        seed = None if self.seed is None else self.seed * 1_000_003 + self._calls
+        seed = None if self.seed is None else sub_seed(self.seed, self._calls)
         self._calls += 1
         replies = self.generate(convs, seed)   # another engine (vLLM in training) overrides `generate`
         if self.keep_ids:

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field, asdict
 from typing import Any, Protocol, runtime_checkable
 
 # %% auto #0
-__all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng', 'ActionError', 'short_repr',
-           'is_text', 'extract_json', 'num_text', 'ladder_price', 'Field', 'Refused', 'ActionSchema', 'StepResult',
-           'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash', 'sample_action',
-           'gym_view', 'interpreter']
+__all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng', 'sub_seed', 'ActionError',
+           'short_repr', 'is_text', 'extract_json', 'num_text', 'ladder_price', 'Field', 'Refused', 'ActionSchema',
+           'StepResult', 'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash',
+           'sample_action', 'gym_view', 'interpreter']
 
 # %% ../nbs/00_core.ipynb #ef073422
 _new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
@@ -30,6 +30,13 @@ def make_rng(seed: int,  # the episode seed
     _seed_mt(r, int.from_bytes(key + _sha512(key).digest(), "big"))
     r.gauss_next = None
     return r
+
+# %% ../nbs/00_core.ipynb #afc72e19
+def sub_seed(seed: int,  # the run's or the policy's seed
+             k: int,     # which stream under it: a call count, an episode seed, a step
+            ) -> int:
+    "The `k`-th sampling seed under `seed`: `seed * 1_000_003 + k`."
+    return seed * 1_000_003 + k
 
 # %% ../nbs/00_core.ipynb #5e00cfca
 ERROR_CODES = {

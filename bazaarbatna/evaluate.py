@@ -14,6 +14,7 @@ import numpy as np
 
 from . import __version__
 from .arenas import get_arena, make_env, make_policy, is_llm_policy, check_policy_name
+from .core import sub_seed
 
 # %% auto #0
 __all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'VALID_SEEDS', 'TEST_SEEDS', 'SEED_RANGES', 'JSON_ERROR_CODES', 'RESULTS_FILE',
@@ -237,7 +238,7 @@ def play_jobs(jobs: list[dict],  # jobs of one (arena, task, policy); several on
         policy = _build_policy(j0["arena"], j0["policy"], j0.get("policy_kwargs") or {})
         base = (j0.get("policy_kwargs") or {}).get("seed", 0)   # an LLM policy's seed (None: unseeded)
         if hasattr(policy, "restart_sampling") and base is not None:   # sampled: the batch's draws fixed by its seeds, not by what ran before
-            policy.restart_sampling(base * 1_000_003 + j0["seed"])
+            policy.restart_sampling(sub_seed(base, j0["seed"]))
         played = run_episodes(envs, policy, [j["seed"] for j in jobs], arena=j0["arena"], task=j0["task"], policy_name=j0["policy"])
         secs = round((time.perf_counter() - t0) / len(jobs), 4)
         out = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, math, random, statistics, sys, time
 from dataclasses import dataclass, field
 from pathlib import Path
-from ..core import Refused, _num, extract_json, rounds_left
+from ..core import Refused, _num, extract_json, rounds_left, sub_seed
 from ..arenas import get_arena, list_policies, make_policy
 from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy, prompt_style
 from ..evaluate import TRAIN_SEEDS
@@ -319,7 +319,7 @@ def episode_trainer_class():
 
         def step_seed(self) -> int:
             "This step's seed for sampling and the placebo's shuffles: fixed by the run's seed and the step, so a resumed run replays it."
-            return self.sampling_seed * 1_000_003 + self.state.global_step
+            return sub_seed(self.sampling_seed, self.state.global_step)
 
         def rank_seed(self) -> int:
             """This process's seed for the step: `step_seed()` offset by the rank, so each process samples its own episodes and
