@@ -409,7 +409,9 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
     if any(curve_path(out, s).exists() for s in ("sft", "dagger", "grpo")):
         plot_dashboard(out); res["dashboard"] = str(out / "dashboard.png")
     if stage in ("eval", "all") and "eval" in res:
-        res["verdict"] = {a: verdict(read_json(out / "eval" / a / "summary.json"), read_json(curve_path(out, "grpo"), [])) for a in res["eval"]}
+        checks = res.get("train_check") or {}   # this run's training-seed check, per arena
+        res["verdict"] = {a: verdict(read_json(out / "eval" / a / "summary.json"), read_json(curve_path(out, "grpo"), []),
+                                     read_json(checks[a]) if a in checks else None) for a in res["eval"]}
         for a, v in res["verdict"].items(): print(f"\n{a}, in plain words:\n" + "\n".join("  - " + x["line"] for x in v), flush=True)
     import torch
     res["torch_threads"] = torch.get_num_threads()
@@ -429,12 +431,23 @@ def note_run(out, res: dict) -> dict:
 # %% ../../nbs/55_train_pipeline.ipynb #6065b4b7
 VALID_JSON_GOAL = 0.95   # the share of replies an SFT model writes as one valid JSON object
 
+def _paired_goal(goal: str, what: str, d: dict) -> dict:
+    "A goal met when the paired difference `d` (an `evaluate_models` pair) has its 95% CI above 0, with its plain line."
+    met = d["ci_lo"] > 0
+    return {"goal": goal, "met": met,
+            "line": f"{what}: {d['mean_diff']:+.3f} reward per episode, 95% CI [{d['ci_lo']:+.3f}, {d['ci_hi']:+.3f}] over {d['n']} paired episodes: "
+                    + ("yes, the CI is above 0." if met else "NOT shown, the CI includes 0." if d["ci_hi"] >= 0 else "NO, it is worse (the CI is below 0).")}
+
+def _pairs(summary: dict) -> dict:
+    return {(d["a"], d["b"]): d for d in summary.get("paired", []) if "error" not in d}
+
 def verdict(summary: dict,   # an `evaluate_models` summary of one arena
             grpo: list,      # the GRPO curve records (empty when the run had no GRPO)
+            train_check: dict | None = None,  # the summary of the training-seed check, when the run made one
            ) -> list[dict]:  # one {"goal", "met", "line"} per goal
     "The run's result against its goals, each in one plain line."
     rows = {r["policy"]: r for r in summary["rows"]}
-    pair = {(d["a"], d["b"]): d for d in summary.get("paired", []) if "error" not in d}
+    pair = _pairs(summary)
     out = []
     if "sft" in rows:
         v = rows["sft"]["valid_json_rate"]
@@ -443,11 +456,7 @@ def verdict(summary: dict,   # an `evaluate_models` summary of one arena
     sampled = [(s, "sft", f"GRPO played at its training temperature {s.rpartition('@')[2]} improves on SFT (greedy)")
                for s in rows if sampled_stage(s) == "sft+grpo"]
     for a, b, what in (("sft", "base", "SFT beats the base model"), ("sft+grpo", "sft", "GRPO improves on SFT"), *sampled):
-        if (d := pair.get((a, b))) is None: continue
-        met = d["ci_lo"] > 0
-        out.append({"goal": f"{a}_over_{b}", "met": met,
-                    "line": f"{what}: {d['mean_diff']:+.3f} reward per episode, 95% CI [{d['ci_lo']:+.3f}, {d['ci_hi']:+.3f}] over {d['n']} paired episodes: "
-                            + ("yes, the CI is above 0." if met else "NOT shown, the CI includes 0." if d["ci_hi"] >= 0 else "NO, it is worse (the CI is below 0).")})
+        if (d := pair.get((a, b))) is not None: out.append(_paired_goal(f"{a}_over_{b}", what, d))
     steps = [r for r in grpo if not r.get("event") and "reward" in r]
     if len(steps) >= 2:
         h = len(steps) // 2
@@ -455,6 +464,12 @@ def verdict(summary: dict,   # an `evaluate_models` summary of one arena
         out.append({"goal": "grpo_return_rising", "met": second > first,
                     "line": f"GRPO's training return (mean episode return per step) went from {first:+.3f} in the first {h} steps to "
                             f"{second:+.3f} in the last {len(steps) - h}: " + ("rising." if second > first else "NOT rising.")})
+    if train_check:
+        tc = _pairs(train_check)
+        for start, name in (("sft", "SFT"), ("base", "the base model")):   # what GRPO started from (`run_pipeline`'s check)
+            if (d := tc.get(("sft+grpo", start))) is not None:
+                out.append(_paired_goal("grpo_on_trained_groups", f"On the groups GRPO trained on, it improves on {name}", d))
+                break
     return out
 
 # %% ../../nbs/55_train_pipeline.ipynb #a945ffce
