@@ -268,7 +268,7 @@ def render_observation(obs: dict) -> str:
     if obs.get("last_error"): L.append(f"Your last action failed: {obs['last_error']['message']}")
     return "\n".join(L)
 
-# %% ../../nbs/23_market_env.ipynb #841b3228
+# %% ../../nbs/23_market_env.ipynb #a62fca0d
 def _err(field, msg): return ActionError("invalid_now", field, msg)
 
 def _r2(x):
@@ -316,6 +316,7 @@ def _parse(raw):
                 if n == len(raw): return raw
     return ACTION_SCHEMA.parse(raw)
 
+# %% ../../nbs/23_market_env.ipynb #3fa45ce4
 class _Transcript(Transcript):
     "A `Transcript` that records turns as tuples (`_raw`) and makes their `Turn`s when `turns` is read: a step only appends a tuple."
     @property
@@ -346,6 +347,10 @@ def _setup(task: TaskConfig, judge: str, driven: tuple) -> tuple:
 _SETUPS = {}              # (task, judge name, driven) -> `_setup(…)`: the version hash alone costs more than a reset
 _RULE_JUDGE = RuleJudge() # the default judge, shared: its scores are a pure function of the pitch (a memo), so every env may read it
 
+def _turn_order(n: int, driven: tuple) -> tuple:
+    "Per `round % n`, the scripted labs in the order they act: (k + round) % n for k in range(n), driven labs skipped."
+    return tuple(tuple(i for i in ((k + q) % n for k in range(n)) if i not in driven) for q in range(n))
+
 class MarketEnv:
     "The GPU market with lab 0 driven by the caller and the others scripted (see `driven`)."
     def __init__(self, task: TaskConfig, seed: int = 0, judge=None, driven: tuple = (0,)):
@@ -360,7 +365,6 @@ class MarketEnv:
         self.seed, self.fresh = seed, None
         self._draw()                  # the episode, without the observation nobody reads here (`reset` makes it)
 
-    # ---- lifecycle -------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> dict:
         "Start a new episode (same seed, same episode); return lab 0's observation."
         if seed is not None: self.seed = seed
@@ -423,494 +427,529 @@ class MarketEnv:
         "A deterministic fingerprint of the market state (for tests and replays)."
         return repr((self.w, self.rng.getstate(), self.done, self.pitched and sorted(self.pitched)))
 
-    # ---- accounting ------------------------------------------------------------------------------
-    def wealth(self, lab: int) -> float:
-        "Budget plus escrow in unsettled coalitions, less what it could not pay (`Lab.unpaid`: fines and dues it defaulted on)."
-        w = self.w
-        L = w.labs[lab]
-        e = L.budget - L.unpaid if L.unpaid else L.budget
-        if w.coalitions:              # (guards like this one skip loops over empty collections)
-            for c in w.coalitions.values():
-                if not c.settled: e += c.money.get(lab, 0.)
-        return e
-
-    def _account(self, lab: int) -> tuple:
-        "(wealth, credited value, potential) of `lab`."
-        e = self.wealth(lab)
-        cred, phi, live = 0., 0., not self.done
-        for j in self.w.labs[lab].jobs:
-            cred += j.credited
-            if live and j.status == "open": phi += j.value * j.done_hours / j.gpu_hours
-        return e, cred, SHAPING * phi / self.norm[lab]
-
-    def utility(self, lab: int = 0,
-                acct: tuple | None = None,  # `_account(lab)` when just computed (`step` passes the one `_reward` made)
-               ) -> float:
-        "Normalized utility so far: (credited value + wealth change) / N (job value + endowment), clipped to [-1, 1]."
-        w, cred, _ = acct or self._account(lab)
-        return max(-1., min(1., (cred + w - self.wealth0[lab]) / self.norm[lab]))
-
-    def _reward(self, lab: int) -> tuple:
-        "Reward components since the last call for `lab`, and the reward: their sum, unless a bound needs the `clip` component."
-        v = self.w.labs[lab].acct_version
-        if v == self.pre_v[lab] and not self.done:   # nothing in the account moved (the end zeroes the potential):
-            return _NO_REWARD.copy(), 0.   # every component is 0, as taking it again would give
-        self.pre_v[lab] = v
-        m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
-        w0, c0, p0 = self.pre[lab]
-        self.pre[lab] = (w1, c1, p1) = self._account(lab)
-        n = self.norm[lab]
-        if w1 != w0:
-            x = (w1 - w0) / n
-            m = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
-        if c1 != c0:
-            x = (c1 - c0) / n
-            jv = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
-        if p1 != p0:
-            x = p1 - p0
-            ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
-        x = m + jv + ps
-        R = self.raw_return[lab] + x  # the components' sum so far: the utility plus the potential
-        self.raw_return[lab] = R
-        c = self.clip_total[lab]
-        u = R - p1                    # the utility now (unclipped)
-        if c == 0. and -1. <= u <= 1. and -1. <= x <= 1. and -1. <= m <= 1.:   # within every bound (almost every step): the sum
-            return {"money": m, "job_value": jv, "progress_shaping": ps}, x
-        return self._bounded(lab, m, jv, ps, x, R, c, u, p1)
-
-    def _bounded(self, lab, m, jv, ps, x, R, c, u, p1) -> tuple:
-        "The reward of a step at a bound: the way from what was paid so far to the clipped utility plus the potential, at most 1."
-        t = (u if u < 1. else 1.) if u > -1. else -1.   # the utility clipped to [-1, 1]
-        y = t + p1 - (R - x + c)      # that target minus the rewards paid so far (their components plus `clip`)
-        r = (y if y < 1. else 1.) if y > -1. else -1.
-        self.clip_total[lab] = c + (r - x)
-        mc = (m if m < 1. else 1.) if m > -1. else -1.   # money shown within its range; the rest is in `clip`
-        comp = {"money": mc, "job_value": jv, "progress_shaping": ps}
-        d = r - (mc + jv + ps)
-        if d: comp["clip"] = d
-        return comp, r
-
-    # ---- parsing helpers -------------------------------------------------------------------------
-    def _lab(self, v: str, me: int, field="target") -> int:
-        w = self.w
-        if len(v) >= 2 and v[0] in "Ll" and v.isascii() and v[1:].isdigit():   # ASCII digits only: "L¹" and "L٣" are not ids
-            k = int(v[1:])
-            if k < len(w.labs):
-                if k == me: raise _err(field, "that is you; name another lab")
-                return k
-        for l in w.labs:
-            if l.name.lower() == v.lower():
-                if l.idx == me: raise _err(field, "that is you; name another lab")
-                return l.idx
-        raise _err(field, f"no lab {v!r}; labs are " + ", ".join(f"L{l.idx}" for l in w.labs if l.idx != me))
-
-    def _block(self, v: str) -> Block:
-        b = self.w.blocks.get(v)
-        if b is None: raise _err("block", f"no block {v!r}; see 'blocks' in the observation")
-        if b.hours_left <= 0: raise _err("block", f"block {v} has no GPU-hours left")
-        return b
-
-    def _offer(self, v: str, me: int) -> Offer:
-        o = self.w.offers.get(v)
-        if o is None or o.to != me: raise _err("offer", f"no offer {v!r} in your inbox")
-        if o.status != "pending": raise _err("offer", f"offer {v} is {o.status}")
-        return o
-
-    def _coal(self, v: str, me: int) -> Coalition:
-        c = self.w.coalitions.get(v)
-        if c is None or me not in c.members: raise _err("coalition", f"you are not in a coalition {v!r}")
-        if c.settled: raise _err("coalition", f"coalition {v} is settled")
-        return c
-
-    def _say(self, lab: int, action: str, price=None, message: str = "",
-             data: dict | None = None,   # the turn's data as one dict (else the keywords): a call with `**` of a conditional dict costs several times more
-             **kw):
-        self.transcript._raw.append((self.w.round, self.w.labs[lab].name, action, price, message, kw if data is None else data))   # a `Turn`, made when read
-
-    def _judge(self, lab: int, text: str, facts: dict | None = None) -> float:
-        key = (lab, text)
-        s, _ = self.judge.score(text, facts, key in self.pitched)
-        self.pitched.add(key)
-        self.stats["pitches"] += lab == 0
-        self.stats["pitch_score"] += s if lab == 0 else 0.
-        return s
-
-    def _goodwill(self, frm: int, to: int, s: float):
-        g = self.w.labs[to].goodwill
-        if s > g[frm]: g[frm] = s; self.w.goodwill_live = True
-
-    # ---- trades ----------------------------------------------------------------------------------
-    def _deliver(self, o: Offer, seller: int, buyer: int, b: Block):
-        "Execute an agreed trade of offer `o`."
-        trade(self.w, seller, buyer, b, o.payment)
-        o.status, o.view = "accepted", None
-        for x in self.w.live:         # every pending offer is in `live`
-            if x.block == b.id and x.status == "pending": x.status, x.view = "expired", None
-        for x, y in ((seller, buyer), (buyer, seller)):
-            t = self.w.labs[x].trust
-            ty = t[y] + .03
-            t[y] = ty if ty < 1. else 1.  # min(1., ty), by a conditional
-        self.stats["trades"] += 1
-        self.w.events.append(f"{self.w.labs[buyer].name} bought {b.id} from {self.w.labs[seller].name} for {o.payment:.1f}")
-
-    def _check_trade(self, o: Offer, field="offer"):
-        "(seller, buyer, block) of trade offer `o` if it can still happen, else ActionError."
-        b = self.w.blocks.get(o.block)
-        seller, buyer = (o.to, o.frm) if o.kind == "buy" else (o.frm, o.to)
-        if b is None or b.owner != seller or b.hours_left <= 0:
-            raise _err(field, f"block {o.block} is no longer {self.w.labs[seller].name}'s to sell")
-        if b.pool: raise _err(field, f"block {b.id} is pooled in coalition {b.pool}; it cannot be sold")
-        if self.w.labs[buyer].budget < o.payment:
-            raise _err(field if buyer != o.to else "offer", f"{self.w.labs[buyer].name} cannot pay {o.payment:.2f} (budget {self.w.labs[buyer].budget:.2f})")
-        return seller, buyer, b
-
-    def _propose(self, o: Offer):
-        "Register offer `o`; a scripted recipient answers at once."
-        w = self.w
-        w.add_offer(o)
-        if o.to in self.driven: return
-        if o.kind == "coalition":
-            ok, msg = consent(w, o.to, o.frm)
-            self._say(o.to, "consent" if ok else "refuse", None, msg, offer=o.id)
-            if ok: self._join(o, o.to)
-            else: o.status, o.view = "rejected", None
-            return
-        verdict, price, msg = respond(w, o.to, o, self.rng)
-        if verdict == "accept":
-            try: seller, buyer, b = self._check_trade(o)
-            except ActionError: verdict, price, msg = "reject", None, "We can't complete that after all."
-            else: self._deliver(o, seller, buyer, b)
-        if verdict == "accept": pass
-        elif verdict == "counter":
-            o.status, o.view = "countered", None
-            c = Offer(w.new_id("O"), o.to, o.frm, "sell" if o.kind == "buy" else "buy", o.block, price, w.round, w.round + 2, msg)
-            w.add_offer(c)
-        else: o.status, o.view = "rejected", None
-        self._say(o.to, verdict, price, msg, {"offer": o.id, "counter": c.id} if verdict == "counter" else {"offer": o.id})
-
-    def _join(self, o: Offer, joiner: int):
-        "Offer `o` (a coalition invite) accepted by `joiner`."
-        w = self.w
-        o.status, o.view = "accepted", None
-        c = w.coalitions.get(o.coalition) if o.coalition else None
-        new = c is None or c.settled
-        if new:
-            c = Coalition(w.new_id("C"), [o.frm], _round(COALITION_RATE * w.price_pressure, 3), w.round)
-            w.coalitions[c.id] = c
-            self.stats["coalitions"] += 1
-        c.members.append(joiner)
-        o.coalition = c.id
-        for k in ([joiner, o.frm] if new else [joiner]):
-            if k not in self.driven:
-                pooled = on_join(w, k, c, self.rng)
-                if pooled: w.events.append(f"{w.labs[k].name} pooled {', '.join(pooled)} in {c.id}")
-        w.events.append(f"coalition {c.id}: " + ", ".join(w.labs[m].name for m in c.members))
-
-    # ---- handlers (validate first, then act) -----------------------------------------------------
-    def _h_send_offer(self, lab, a):
-        w = self.w
-        to, b, p = self._lab(a["target"], lab), self._block(a["block"]), a["payment"]
-        if b.owner == lab:
-            if b.pool: raise _err("block", f"block {b.id} is pooled in {b.pool}; release_capacity withdraws it (a breach)")
-            kind = "sell"
-        elif b.owner == to:
-            kind = "buy"
-            if p > w.labs[lab].budget: raise _err("payment", f"you cannot pay {p:.2f}; budget {w.labs[lab].budget:.2f}")
-            if b.pool: raise _err("block", f"block {b.id} is pooled in {b.pool}; it is not for sale")
-        else: raise _err("block", f"block {b.id} belongs to {_fmt_lab(b.owner)}, not you or {a['target']}" +
-                         ("; exchange blocks are bought with reserve_capacity" if b.owner == EXCHANGE else ""))
-        msg = a.get("message", "")
-        s = self._judge(lab, msg, {"reliability": b.reliability}) if msg else 0.
-        if s: self._goodwill(lab, to, s)
-        o = Offer(w.new_id("O"), lab, to, kind, b.id, _r2(p), w.round, w.round + 2, msg, s)
-        d = {"offer": o.id, "target": f"L{to}", "block": b.id, "kind": kind}
-        if msg: d["score"] = s
-        if a.get("conditions"): d["conditions"] = a["conditions"]
-        self._say(lab, "send_offer", o.payment, msg, d)
-        self._propose(o)
-
-    def _h_accept_offer(self, lab, a):
-        o = self._offer(a["offer"], lab)
-        if o.kind == "coalition":
-            c = self.w.coalitions.get(o.coalition) if o.coalition else None
-            if c is not None and c.settled: raise _err("offer", f"coalition {c.id} is settled")
-            self._say(lab, "accept_offer", None, "", offer=o.id)
-            self._join(o, lab)
-            return
-        seller, buyer, b = self._check_trade(o)
-        self._say(lab, "accept_offer", o.payment, "", offer=o.id, block=b.id)
-        self._deliver(o, seller, buyer, b)
-
-    def _h_reject_offer(self, lab, a):
-        o = self._offer(a["offer"], lab)
-        o.status, o.view = "rejected", None
-        L = self.w.labs[o.frm]
-        L.trust[lab] = max(0., L.trust[lab] - .03)
-        if L.archetype == "retaliatory": L.grudge[lab] += 1
-        self._say(lab, "reject_offer", None, a.get("message", ""), offer=o.id)
-
-    def _h_counter_offer(self, lab, a):
-        w = self.w
-        o = self._offer(a["offer"], lab)
-        if o.kind == "coalition": raise _err("offer", "a coalition invite is accepted or rejected, not countered")
-        p = a["payment"]
-        kind = "buy" if o.kind == "sell" else "sell"
-        b = w.blocks.get(o.block)
-        if b is None or b.hours_left <= 0 or b.owner != (o.frm if kind == "buy" else lab):
-            raise _err("offer", f"block {o.block} changed hands; the offer is void")
-        if kind == "buy" and p > w.labs[lab].budget: raise _err("payment", f"you cannot pay {p:.2f}; budget {w.labs[lab].budget:.2f}")
-        msg = a.get("message", "")
-        s = self._judge(lab, msg, {"reliability": b.reliability}) if msg else 0.
-        if s: self._goodwill(lab, o.frm, s)
-        o.status, o.view = "countered", None
-        c = Offer(w.new_id("O"), lab, o.frm, kind, o.block, _r2(p), w.round, w.round + 2, msg, s)
-        self._say(lab, "counter_offer", c.payment, msg, {"offer": c.id, "answers": o.id, "score": s} if msg else {"offer": c.id, "answers": o.id})
-        self._propose(c)
-
-    def _h_make_pitch(self, lab, a):
-        to = self._lab(a["target"], lab)
-        s = self._judge(lab, a["message"])
-        self._goodwill(lab, to, s)
-        self._say(lab, "make_pitch", None, a["message"], target=f"L{to}", score=s)
-
-    def _h_counter_pitch(self, lab, a):
-        o = self._offer(a["offer"], lab)
-        b = self.w.blocks.get(o.block)
-        s = self._judge(lab, a["message"], {"reliability": b.reliability} if b else None)
-        won = s > o.pitch_score
-        if won and o.premium > 0:
-            o.payment = _r2(o.payment - o.premium); o.premium = 0.; o.view = None
-        if won: self._goodwill(lab, o.frm, s)
-        self._say(lab, "counter_pitch", o.payment, a["message"], offer=o.id, score=s, versus=o.pitch_score, won=won)
-
-    def _h_reserve_capacity(self, lab, a):
-        w, b = self.w, self._block(a["block"])
-        if b.owner != EXCHANGE: raise _err("block", f"block {b.id} is not on the exchange (owner {_fmt_lab(b.owner)}); send_offer to its owner")
-        p = w.price(b)
-        if a.get("coalition"):
-            c = self._coal(a["coalition"], lab)
-            p = _r2(p * (1 - COALITION_DISCOUNT))
-            if c.money.get(lab, 0.) < p: raise _err("coalition", f"your escrow in {c.id} is {c.money.get(lab, 0.):.2f}; {b.id} costs {p:.2f} there")
-            c.money[lab] -= p; w.accounts["exchange"] += p; w.labs[lab].acct_version += 1
-        else:
-            if w.labs[lab].budget < p: raise _err("block", f"{b.id} costs {p:.2f}; your budget is {w.labs[lab].budget:.2f}")
-            w.transfer(lab, "exchange", p)
-        b.owner, b.paid, b.view = lab, p, None; w.gains += 1
-        self._say(lab, "reserve_capacity", p, "", {"block": b.id, "coalition": a["coalition"]} if a.get("coalition") else {"block": b.id})
-
-    def _h_release_capacity(self, lab, a):
-        w, b = self.w, self._block(a["block"])
-        if b.owner != lab: raise _err("block", f"block {b.id} is not yours")
-        fine = 0.
-        if b.pool:
-            fine = breach(w, lab, b)
-            self.stats["breaches"] += lab == 0
-            w.events.append(f"{w.labs[lab].name} withdrew {b.id} from {b.pool or 'its coalition'} (breach; paid {fine:.1f})")
-        refund = _r2(REFUND_FRACTION * min(b.paid, w.price(b)) * b.hours_left / b.capacity)
-        w.transfer("exchange", lab, refund)
-        b.owner, b.paid, b.view = EXCHANGE, 0., None
-        self._say(lab, "release_capacity", refund, "", {"block": b.id, "breach_fine": fine} if fine else {"block": b.id})
-
-    def _h_form_coalition(self, lab, a):
-        w = self.w
-        to = self._lab(a["target"], lab)
-        cid = a.get("coalition", "")
-        if cid:
-            c = self._coal(cid, lab)
-            if to in c.members: raise _err("target", f"{a['target']} is already in {cid}")
-            if len(c.members) >= 4: raise _err("coalition", f"{cid} is full (4 members)")
-        elif any(lab in c.members and to in c.members and not c.settled for c in w.coalitions.values()):
-            raise _err("target", f"you are already in a coalition with {a['target']}")
-        if any(o.status == "pending" and o.kind == "coalition" and o.frm == lab and o.to == to for o in w.live):
-            raise _err("target", f"your proposal to {a['target']} is still pending")
-        msg = a.get("message", "")
-        s = self._judge(lab, msg) if msg else 0.
-        if s: self._goodwill(lab, to, s)
-        o = Offer(w.new_id("O"), lab, to, "coalition", "", 0., w.round, w.round + 2, msg, s, coalition=cid)
-        self._say(lab, "form_coalition", None, msg, {"offer": o.id, "target": f"L{to}", "score": s} if msg else {"offer": o.id, "target": f"L{to}"})
-        self._propose(o)
-
-    def _h_commit_to_coalition(self, lab, a):
-        w = self.w
-        c = self._coal(a["coalition"], lab)
-        if "block" not in a and "payment" not in a: raise ActionError("missing_field", "block", "commit a 'block' and/or a 'payment'")
-        b = None
-        if "block" in a:
-            b = self._block(a["block"])
-            if b.owner != lab: raise _err("block", f"block {b.id} is not yours")
-            if b.pool: raise _err("block", f"block {b.id} is already pooled in {b.pool}")
-        p = a.get("payment", 0.)
-        if p > w.labs[lab].budget: raise _err("payment", f"you cannot commit {p:.2f}; budget {w.labs[lab].budget:.2f}")
-        if b is not None: b.pool, b.view = c.id, None
-        if p:
-            w.labs[lab].budget -= p
-            c.money[lab] = c.money.get(lab, 0.) + p
-            w.labs[lab].acct_version += 1
-        for m in c.members:
-            if m != lab: w.labs[m].trust[lab] = min(1., w.labs[m].trust[lab] + .02)
-        self._say(lab, "commit_to_coalition", p or None, "", {"coalition": c.id, "block": b.id} if b else {"coalition": c.id})
-
-    def _h_allocate_to_job(self, lab, a):
-        w = self.w
-        job, jid = None, a["job"]
-        for j in w.labs[lab].jobs:
-            if j.id == jid: job = j; break
-        if job is None: raise _err("job", f"no job {a['job']!r} of yours; yours are " + ", ".join(j.id for j in w.labs[lab].jobs))
-        if job.status != "open": raise _err("job", f"job {job.id} is {job.status}")
-        b = self._block(a["block"])
-        if b.owner != lab and not b.pool: raise _err("block", f"block {b.id} is not yours (owner {_fmt_lab(b.owner)})")
-        if b.pool and (w.coalitions[b.pool].settled or lab not in w.coalitions[b.pool].members):
-            raise _err("block", f"block {b.id} is pooled in {b.pool}, which you are not in")
-        if b.reliability < job.min_reliability:
-            raise _err("block", f"block {b.id} reliability {b.reliability:.2f} is below job {job.id}'s minimum {job.min_reliability:.2f}")
-        h, hl, need = a.get("hours", b.hours_left), b.hours_left, job.gpu_hours - job.done_hours
-        if hl < h: h = hl             # = min(hours, hours_left, need)
-        if need < h: h = need
-        bill = energy_bill(w, b, h)
-        if bill > w.labs[lab].budget: raise _err("block", f"running {h} GPU-hours costs {bill:.2f} of energy; budget {w.labs[lab].budget:.2f}")
-        allocate(w, lab, b, job, h)
-        d = {"job": job.id, "block": b.id, "hours": h, "energy": _round(bill, 2)}
-        if job.status == "done": d["completed"] = _round(job.credited, 2)
-        self._say(lab, "allocate_to_job", None, "", d)
-
-    def _h_send_message(self, lab, a):
-        to = self._lab(a["target"], lab)
-        self._say(lab, "send_message", None, a["message"], target=f"L{to}")
-
-    def _h_wait(self, lab, a): self.transcript._raw.append((self.w.round, self.w.labs[lab].name, "wait", None, "", {}))   # `_say`, inline
-
-    def _h_finish(self, lab, a): self._say(lab, "finish")
-
-    # ---- rounds ----------------------------------------------------------------------------------
-    def _apply(self, lab: int, raw) -> tuple:
-        "Parse and carry out `raw` for `lab`: (action, None) or (None, ActionError) with the world untouched."
-        self.fresh = None             # the episode is being played: a reset draws it again
-        try:
-            a = _parse(raw)
-            _HANDLERS[a["action"]](self, lab, a)
-        except ActionError as e:
-            self.invalid[lab] += 1
-            self.last_error[lab] = d = e.to_dict()
-            self._say(lab, "invalid", None, "", error=d)
-            return None, e
-        self.last_error[lab] = None
-        return a, None
-
-    def _advance(self):
-        "Scripted labs act, shocks hit, offers and jobs expire, the round advances."
-        w, r = self.w, self.w.round
-        driven, turns, order = self.driven, self.transcript._raw, self.order   # turns as tuples (`_Transcript`)
-        for i in order[r % len(order)]:   # = (k + r) % n for k in range(n), driven labs skipped
-            events, offers = opponent_act(w, i, self.rng, driven)
-            if events:                # most turns say and offer nothing: a loop over an empty list still makes an iterator
-                for e in events:
-                    w.events.append(e)
-                    turns.append((r, w.labs[i].name, "event", None, e, {}))
-            if not offers: continue
-            for o in offers:
-                d = {"offer": o.id, "to": _LID[o.to], "block": o.block, "score": 0.}
-                if o.kind == "sell":      # a judged pitch: its score adds a premium to the price, and the message states the total
-                    b = w.blocks[o.block]
-                    o.pitch_score = d["score"] = s = self.judge.score(o.message, {"reliability": b.reliability})[0]
-                    o.premium = d["premium"] = _r2(o.payment * .15 * s)
-                    if o.premium:         # the judge read the pitch at the price before the premium (the rule judge is digit-blind)
-                        o.payment = _r2(o.payment + o.premium)
-                        o.message = pitch(w.labs[i].archetype, b, o.payment)
-                else: d["score"] = o.pitch_score
-                w.add_offer(o)
-                turns.append((r, w.labs[i].name, "propose_coalition" if o.kind == "coalition" else f"offer_{o.kind}",
-                               o.payment or None, o.message, d))
-        plan = w.shock_plan
-        while plan and plan[0][0] <= r:
-            _, kind = plan.pop(0)
-            rec = apply_shock(w, kind, self.rng)
-            turns.append((r, "market", "shock", None, rec["detail"], {"kind": kind}))
-        if w.energy_until == r: w.energy_mult = 1.; w.public_version += 1
-        if w.goodwill_live:           # goodwill toward driven labs decays (nothing to do while none was judged)
-            left = False
-            for i, d in self.decay:   # scripted labs in index order, each toward every driven lab
-                g = w.labs[i].goodwill
-                if g[d]:
-                    g[d] = x = _trunc(g[d] * 8000. + .5) / 10000.   # round(g * .8, 4); goodwill >= 0
-                    if x: left = True
-            w.goodwill_live = left
-        w.round = r + 1
-        if w.live:                    # empty: nothing to expire
-            live = []
-            for o in w.live:
-                if o.status == "pending":
-                    if o.expires < w.round: o.status, o.view = "expired", None
-                    else: live.append(o)
-            w.live = live
-        if w.round > w.expiry: expire_jobs(w)   # its own early exit, without the call
-
-    def _end(self, reason: str):
-        "Close the episode: the market plays the rounds left (ending stops the labs, not the clock), then every open job closes and every coalition settles."
-        self.fresh = None
-        w = self.w
-        for lab in self.driven:       # the round each driven lab stopped acting (earlier, if it finished before the others)
-            if self.stopped[lab] is None: self.stopped[lab] = w.round
-        while w.round < w.max_rounds: self._advance()   # scripted labs act, shocks hit, deadlines pass
-        expire_jobs(w, final=True)
+# %% ../../nbs/23_market_env.ipynb #1402eaa4
+@patch
+def wealth(self: MarketEnv, lab: int) -> float:
+    "Budget plus escrow in unsettled coalitions, less what it could not pay (`Lab.unpaid`: fines and dues it defaulted on)."
+    w = self.w
+    L = w.labs[lab]
+    e = L.budget - L.unpaid if L.unpaid else L.budget
+    if w.coalitions:              # (guards like this one skip loops over empty collections)
         for c in w.coalitions.values():
-            if not c.settled:
-                net = settle(w, c)
-                self.transcript._raw.append((w.round, "market", "settlement", None, f"coalition {c.id} settled",
-                                             {"coalition": c.id, "net": {f"L{k}": _round(v, 2) for k, v in net.items()}, "breached": [f"L{k}" for k in c.breached]}))
-        self.done, self.reason = True, reason
+            if not c.settled: e += c.money.get(lab, 0.)
+    return e
 
-    def episode_info(self, lab: int = 0,
-                     acct: tuple | None = None,  # `_account(lab)` now, when just computed (`step`: the one `_reward` made)
-                    ) -> dict:
-        "Outcome of the episode for `lab` (the `episode` entry of the last step's info)."
-        w, st = self.w, self.stats
-        L = w.labs[lab]
-        if acct is None: acct = self._account(lab)
-        done = 0
-        for j in L.jobs:
-            if j.status == "done": done += 1
-        e, cred, _ = acct; w0 = self.wealth0[lab]
-        shocks = []
-        for x in w.shocks: shocks.append(x["kind"])
-        r = self.stopped[lab]         # the rounds this lab played (the market may have run on without it)
-        return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(self.utility(lab, acct), 6), "rounds": w.round if r is None else r,
-                "reason": self.reason, "jobs_done": done, "jobs": len(L.jobs),
-                "value": _round(cred, 2), "wealth_change": _round(e - w0, 2),
-                "trades": st["trades"], "coalitions": st["coalitions"], "breaches": st["breaches"], "pitches": st["pitches"],
-                "mean_pitch_score": _round(st["pitch_score"] / st["pitches"], 3) if st["pitches"] else None,
-                "shocks": shocks, "reputation": L.reputation}
+@patch
+def _account(self: MarketEnv, lab: int) -> tuple:
+    "(wealth, credited value, potential) of `lab`."
+    e = self.wealth(lab)
+    cred, phi, live = 0., 0., not self.done
+    for j in self.w.labs[lab].jobs:
+        cred += j.credited
+        if live and j.status == "open": phi += j.value * j.done_hours / j.gpu_hours
+    return e, cred, SHAPING * phi / self.norm[lab]
 
-    def step(self, action) -> StepResult:
-        "Carry out lab 0's action (a dict or JSON text) and play the rest of the round."
-        if self.done:
-            e = ActionError("invalid_now", None, "the episode is over; call reset()")
-            return StepResult(self.observe(0), 0., True, {"reward_components": {"invalid_action": 0.}, "error": e.to_dict()})
-        a, e = self._apply(0, action)
-        info = {}
-        if e is not None:
-            info["error"] = e.to_dict()
-            if self.invalid[0] >= MAX_INVALID_ACTIONS: self._end("invalid_actions"); info["truncated"] = True
-        elif a["action"] == "finish": self._end("finish")
-        else:
-            self._advance()
-            if self.w.round >= self.w.max_rounds: self._end("max_rounds")
-        comp, r = self._reward(0)
-        if e is not None: comp["invalid_action"] = INVALID_ACTION_PENALTY; r += INVALID_ACTION_PENALTY
-        info["reward_components"] = comp
-        if self.done:
-            info["episode"] = ep = self.episode_info(0, self.pre[0])   # the account `_reward` just took: nothing moved since
-            self.transcript.meta["outcome"] = ep
-        res = _new(StepResult)        # = StepResult(self.observe(0), r, self.done, info), without the __init__ call
-        res.observation = obs = _observe(self.w, 0, self.task.name, self.views, _OBS_ENV)   # `observe(0)`, inline
-        if self.invalid[0]: obs["invalid_actions"] = self.invalid[0]   # else the template's 0 and None
-        if self.last_error[0] is not None: obs["last_error"] = self.last_error[0]
-        res.reward, res.done, res.info = r, self.done, info
-        return res
+@patch
+def utility(self: MarketEnv, lab: int = 0,
+            acct: tuple | None = None,  # `_account(lab)` when just computed (`step` passes the one `_reward` made)
+           ) -> float:
+    "Normalized utility so far: (credited value + wealth change) / N (job value + endowment), clipped to [-1, 1]."
+    w, cred, _ = acct or self._account(lab)
+    return max(-1., min(1., (cred + w - self.wealth0[lab]) / self.norm[lab]))
 
+@patch
+def _reward(self: MarketEnv, lab: int) -> tuple:
+    "Reward components since the last call for `lab`, and the reward: their sum, unless a bound needs the `clip` component."
+    v = self.w.labs[lab].acct_version
+    if v == self.pre_v[lab] and not self.done:   # nothing in the account moved (the end zeroes the potential):
+        return _NO_REWARD.copy(), 0.   # every component is 0, as taking it again would give
+    self.pre_v[lab] = v
+    m = jv = ps = 0.              # most steps move little: skip rounding 0; `_r6` inline otherwise
+    w0, c0, p0 = self.pre[lab]
+    self.pre[lab] = (w1, c1, p1) = self._account(lab)
+    n = self.norm[lab]
+    if w1 != w0:
+        x = (w1 - w0) / n
+        m = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
+    if c1 != c0:
+        x = (c1 - c0) / n
+        jv = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
+    if p1 != p0:
+        x = p1 - p0
+        ps = _trunc(x * 1e6 + .5) / 1e6 if x >= 0. else -_trunc(.5 - x * 1e6) / 1e6
+    x = m + jv + ps
+    R = self.raw_return[lab] + x  # the components' sum so far: the utility plus the potential
+    self.raw_return[lab] = R
+    c = self.clip_total[lab]
+    u = R - p1                    # the utility now (unclipped)
+    if c == 0. and -1. <= u <= 1. and -1. <= x <= 1. and -1. <= m <= 1.:   # within every bound (almost every step): the sum
+        return {"money": m, "job_value": jv, "progress_shaping": ps}, x
+    return self._bounded(lab, m, jv, ps, x, R, c, u, p1)
+
+@patch
+def _bounded(self: MarketEnv, lab, m, jv, ps, x, R, c, u, p1) -> tuple:
+    "The reward of a step at a bound: the way from what was paid so far to the clipped utility plus the potential, at most 1."
+    t = (u if u < 1. else 1.) if u > -1. else -1.   # the utility clipped to [-1, 1]
+    y = t + p1 - (R - x + c)      # that target minus the rewards paid so far (their components plus `clip`)
+    r = (y if y < 1. else 1.) if y > -1. else -1.
+    self.clip_total[lab] = c + (r - x)
+    mc = (m if m < 1. else 1.) if m > -1. else -1.   # money shown within its range; the rest is in `clip`
+    comp = {"money": mc, "job_value": jv, "progress_shaping": ps}
+    d = r - (mc + jv + ps)
+    if d: comp["clip"] = d
+    return comp, r
+
+# %% ../../nbs/23_market_env.ipynb #4ad1e0a2
+@patch
+def _lab(self: MarketEnv, v: str, me: int, field="target") -> int:
+    w = self.w
+    if len(v) >= 2 and v[0] in "Ll" and v.isascii() and v[1:].isdigit():   # ASCII digits only: "L¹" and "L٣" are not ids
+        k = int(v[1:])
+        if k < len(w.labs):
+            if k == me: raise _err(field, "that is you; name another lab")
+            return k
+    for l in w.labs:
+        if l.name.lower() == v.lower():
+            if l.idx == me: raise _err(field, "that is you; name another lab")
+            return l.idx
+    raise _err(field, f"no lab {v!r}; labs are " + ", ".join(f"L{l.idx}" for l in w.labs if l.idx != me))
+
+@patch
+def _block(self: MarketEnv, v: str) -> Block:
+    b = self.w.blocks.get(v)
+    if b is None: raise _err("block", f"no block {v!r}; see 'blocks' in the observation")
+    if b.hours_left <= 0: raise _err("block", f"block {v} has no GPU-hours left")
+    return b
+
+@patch
+def _offer(self: MarketEnv, v: str, me: int) -> Offer:
+    o = self.w.offers.get(v)
+    if o is None or o.to != me: raise _err("offer", f"no offer {v!r} in your inbox")
+    if o.status != "pending": raise _err("offer", f"offer {v} is {o.status}")
+    return o
+
+@patch
+def _coal(self: MarketEnv, v: str, me: int) -> Coalition:
+    c = self.w.coalitions.get(v)
+    if c is None or me not in c.members: raise _err("coalition", f"you are not in a coalition {v!r}")
+    if c.settled: raise _err("coalition", f"coalition {v} is settled")
+    return c
+
+@patch
+def _say(self: MarketEnv, lab: int, action: str, price=None, message: str = "",
+         data: dict | None = None,   # the turn's data as one dict (else the keywords): a call with `**` of a conditional dict costs several times more
+         **kw):
+    self.transcript._raw.append((self.w.round, self.w.labs[lab].name, action, price, message, kw if data is None else data))   # a `Turn`, made when read
+
+@patch
+def _judge(self: MarketEnv, lab: int, text: str, facts: dict | None = None) -> float:
+    key = (lab, text)
+    s, _ = self.judge.score(text, facts, key in self.pitched)
+    self.pitched.add(key)
+    self.stats["pitches"] += lab == 0
+    self.stats["pitch_score"] += s if lab == 0 else 0.
+    return s
+
+@patch
+def _goodwill(self: MarketEnv, frm: int, to: int, s: float):
+    g = self.w.labs[to].goodwill
+    if s > g[frm]: g[frm] = s; self.w.goodwill_live = True
+
+# %% ../../nbs/23_market_env.ipynb #b321702c
+@patch
+def _deliver(self: MarketEnv, o: Offer, seller: int, buyer: int, b: Block):
+    "Execute an agreed trade of offer `o`."
+    trade(self.w, seller, buyer, b, o.payment)
+    o.status, o.view = "accepted", None
+    for x in self.w.live:         # every pending offer is in `live`
+        if x.block == b.id and x.status == "pending": x.status, x.view = "expired", None
+    for x, y in ((seller, buyer), (buyer, seller)):
+        t = self.w.labs[x].trust
+        ty = t[y] + .03
+        t[y] = ty if ty < 1. else 1.  # min(1., ty), by a conditional
+    self.stats["trades"] += 1
+    self.w.events.append(f"{self.w.labs[buyer].name} bought {b.id} from {self.w.labs[seller].name} for {o.payment:.1f}")
+
+@patch
+def _check_trade(self: MarketEnv, o: Offer, field="offer"):
+    "(seller, buyer, block) of trade offer `o` if it can still happen, else ActionError."
+    b = self.w.blocks.get(o.block)
+    seller, buyer = (o.to, o.frm) if o.kind == "buy" else (o.frm, o.to)
+    if b is None or b.owner != seller or b.hours_left <= 0:
+        raise _err(field, f"block {o.block} is no longer {self.w.labs[seller].name}'s to sell")
+    if b.pool: raise _err(field, f"block {b.id} is pooled in coalition {b.pool}; it cannot be sold")
+    if self.w.labs[buyer].budget < o.payment:
+        raise _err(field if buyer != o.to else "offer", f"{self.w.labs[buyer].name} cannot pay {o.payment:.2f} (budget {self.w.labs[buyer].budget:.2f})")
+    return seller, buyer, b
+
+@patch
+def _propose(self: MarketEnv, o: Offer):
+    "Register offer `o`; a scripted recipient answers at once."
+    w = self.w
+    w.add_offer(o)
+    if o.to in self.driven: return
+    if o.kind == "coalition":
+        ok, msg = consent(w, o.to, o.frm)
+        self._say(o.to, "consent" if ok else "refuse", None, msg, offer=o.id)
+        if ok: self._join(o, o.to)
+        else: o.status, o.view = "rejected", None
+        return
+    verdict, price, msg = respond(w, o.to, o, self.rng)
+    if verdict == "accept":
+        try: seller, buyer, b = self._check_trade(o)
+        except ActionError: verdict, price, msg = "reject", None, "We can't complete that after all."
+        else: self._deliver(o, seller, buyer, b)
+    if verdict == "accept": pass
+    elif verdict == "counter":
+        o.status, o.view = "countered", None
+        c = Offer(w.new_id("O"), o.to, o.frm, "sell" if o.kind == "buy" else "buy", o.block, price, w.round, w.round + 2, msg)
+        w.add_offer(c)
+    else: o.status, o.view = "rejected", None
+    self._say(o.to, verdict, price, msg, {"offer": o.id, "counter": c.id} if verdict == "counter" else {"offer": o.id})
+
+@patch
+def _join(self: MarketEnv, o: Offer, joiner: int):
+    "Offer `o` (a coalition invite) accepted by `joiner`."
+    w = self.w
+    o.status, o.view = "accepted", None
+    c = w.coalitions.get(o.coalition) if o.coalition else None
+    new = c is None or c.settled
+    if new:
+        c = Coalition(w.new_id("C"), [o.frm], _round(COALITION_RATE * w.price_pressure, 3), w.round)
+        w.coalitions[c.id] = c
+        self.stats["coalitions"] += 1
+    c.members.append(joiner)
+    o.coalition = c.id
+    for k in ([joiner, o.frm] if new else [joiner]):
+        if k not in self.driven:
+            pooled = on_join(w, k, c, self.rng)
+            if pooled: w.events.append(f"{w.labs[k].name} pooled {', '.join(pooled)} in {c.id}")
+    w.events.append(f"coalition {c.id}: " + ", ".join(w.labs[m].name for m in c.members))
+
+# %% ../../nbs/23_market_env.ipynb #47bb0bab
+@patch
+def _h_send_offer(self: MarketEnv, lab, a):
+    w = self.w
+    to, b, p = self._lab(a["target"], lab), self._block(a["block"]), a["payment"]
+    if b.owner == lab:
+        if b.pool: raise _err("block", f"block {b.id} is pooled in {b.pool}; release_capacity withdraws it (a breach)")
+        kind = "sell"
+    elif b.owner == to:
+        kind = "buy"
+        if p > w.labs[lab].budget: raise _err("payment", f"you cannot pay {p:.2f}; budget {w.labs[lab].budget:.2f}")
+        if b.pool: raise _err("block", f"block {b.id} is pooled in {b.pool}; it is not for sale")
+    else: raise _err("block", f"block {b.id} belongs to {_fmt_lab(b.owner)}, not you or {a['target']}" +
+                     ("; exchange blocks are bought with reserve_capacity" if b.owner == EXCHANGE else ""))
+    msg = a.get("message", "")
+    s = self._judge(lab, msg, {"reliability": b.reliability}) if msg else 0.
+    if s: self._goodwill(lab, to, s)
+    o = Offer(w.new_id("O"), lab, to, kind, b.id, _r2(p), w.round, w.round + 2, msg, s)
+    d = {"offer": o.id, "target": f"L{to}", "block": b.id, "kind": kind}
+    if msg: d["score"] = s
+    if a.get("conditions"): d["conditions"] = a["conditions"]
+    self._say(lab, "send_offer", o.payment, msg, d)
+    self._propose(o)
+
+@patch
+def _h_accept_offer(self: MarketEnv, lab, a):
+    o = self._offer(a["offer"], lab)
+    if o.kind == "coalition":
+        c = self.w.coalitions.get(o.coalition) if o.coalition else None
+        if c is not None and c.settled: raise _err("offer", f"coalition {c.id} is settled")
+        self._say(lab, "accept_offer", None, "", offer=o.id)
+        self._join(o, lab)
+        return
+    seller, buyer, b = self._check_trade(o)
+    self._say(lab, "accept_offer", o.payment, "", offer=o.id, block=b.id)
+    self._deliver(o, seller, buyer, b)
+
+@patch
+def _h_reject_offer(self: MarketEnv, lab, a):
+    o = self._offer(a["offer"], lab)
+    o.status, o.view = "rejected", None
+    L = self.w.labs[o.frm]
+    L.trust[lab] = max(0., L.trust[lab] - .03)
+    if L.archetype == "retaliatory": L.grudge[lab] += 1
+    self._say(lab, "reject_offer", None, a.get("message", ""), offer=o.id)
+
+@patch
+def _h_counter_offer(self: MarketEnv, lab, a):
+    w = self.w
+    o = self._offer(a["offer"], lab)
+    if o.kind == "coalition": raise _err("offer", "a coalition invite is accepted or rejected, not countered")
+    p = a["payment"]
+    kind = "buy" if o.kind == "sell" else "sell"
+    b = w.blocks.get(o.block)
+    if b is None or b.hours_left <= 0 or b.owner != (o.frm if kind == "buy" else lab):
+        raise _err("offer", f"block {o.block} changed hands; the offer is void")
+    if kind == "buy" and p > w.labs[lab].budget: raise _err("payment", f"you cannot pay {p:.2f}; budget {w.labs[lab].budget:.2f}")
+    msg = a.get("message", "")
+    s = self._judge(lab, msg, {"reliability": b.reliability}) if msg else 0.
+    if s: self._goodwill(lab, o.frm, s)
+    o.status, o.view = "countered", None
+    c = Offer(w.new_id("O"), lab, o.frm, kind, o.block, _r2(p), w.round, w.round + 2, msg, s)
+    self._say(lab, "counter_offer", c.payment, msg, {"offer": c.id, "answers": o.id, "score": s} if msg else {"offer": c.id, "answers": o.id})
+    self._propose(c)
+
+@patch
+def _h_make_pitch(self: MarketEnv, lab, a):
+    to = self._lab(a["target"], lab)
+    s = self._judge(lab, a["message"])
+    self._goodwill(lab, to, s)
+    self._say(lab, "make_pitch", None, a["message"], target=f"L{to}", score=s)
+
+@patch
+def _h_counter_pitch(self: MarketEnv, lab, a):
+    o = self._offer(a["offer"], lab)
+    b = self.w.blocks.get(o.block)
+    s = self._judge(lab, a["message"], {"reliability": b.reliability} if b else None)
+    won = s > o.pitch_score
+    if won and o.premium > 0:
+        o.payment = _r2(o.payment - o.premium); o.premium = 0.; o.view = None
+    if won: self._goodwill(lab, o.frm, s)
+    self._say(lab, "counter_pitch", o.payment, a["message"], offer=o.id, score=s, versus=o.pitch_score, won=won)
+
+# %% ../../nbs/23_market_env.ipynb #3867d4b7
+@patch
+def _h_reserve_capacity(self: MarketEnv, lab, a):
+    w, b = self.w, self._block(a["block"])
+    if b.owner != EXCHANGE: raise _err("block", f"block {b.id} is not on the exchange (owner {_fmt_lab(b.owner)}); send_offer to its owner")
+    p = w.price(b)
+    if a.get("coalition"):
+        c = self._coal(a["coalition"], lab)
+        p = _r2(p * (1 - COALITION_DISCOUNT))
+        if c.money.get(lab, 0.) < p: raise _err("coalition", f"your escrow in {c.id} is {c.money.get(lab, 0.):.2f}; {b.id} costs {p:.2f} there")
+        c.money[lab] -= p; w.accounts["exchange"] += p; w.labs[lab].acct_version += 1
+    else:
+        if w.labs[lab].budget < p: raise _err("block", f"{b.id} costs {p:.2f}; your budget is {w.labs[lab].budget:.2f}")
+        w.transfer(lab, "exchange", p)
+    b.owner, b.paid, b.view = lab, p, None; w.gains += 1
+    self._say(lab, "reserve_capacity", p, "", {"block": b.id, "coalition": a["coalition"]} if a.get("coalition") else {"block": b.id})
+
+@patch
+def _h_release_capacity(self: MarketEnv, lab, a):
+    w, b = self.w, self._block(a["block"])
+    if b.owner != lab: raise _err("block", f"block {b.id} is not yours")
+    fine = 0.
+    if b.pool:
+        fine = breach(w, lab, b)
+        self.stats["breaches"] += lab == 0
+        w.events.append(f"{w.labs[lab].name} withdrew {b.id} from {b.pool or 'its coalition'} (breach; paid {fine:.1f})")
+    refund = _r2(REFUND_FRACTION * min(b.paid, w.price(b)) * b.hours_left / b.capacity)
+    w.transfer("exchange", lab, refund)
+    b.owner, b.paid, b.view = EXCHANGE, 0., None
+    self._say(lab, "release_capacity", refund, "", {"block": b.id, "breach_fine": fine} if fine else {"block": b.id})
+
+@patch
+def _h_form_coalition(self: MarketEnv, lab, a):
+    w = self.w
+    to = self._lab(a["target"], lab)
+    cid = a.get("coalition", "")
+    if cid:
+        c = self._coal(cid, lab)
+        if to in c.members: raise _err("target", f"{a['target']} is already in {cid}")
+        if len(c.members) >= 4: raise _err("coalition", f"{cid} is full (4 members)")
+    elif any(lab in c.members and to in c.members and not c.settled for c in w.coalitions.values()):
+        raise _err("target", f"you are already in a coalition with {a['target']}")
+    if any(o.status == "pending" and o.kind == "coalition" and o.frm == lab and o.to == to for o in w.live):
+        raise _err("target", f"your proposal to {a['target']} is still pending")
+    msg = a.get("message", "")
+    s = self._judge(lab, msg) if msg else 0.
+    if s: self._goodwill(lab, to, s)
+    o = Offer(w.new_id("O"), lab, to, "coalition", "", 0., w.round, w.round + 2, msg, s, coalition=cid)
+    self._say(lab, "form_coalition", None, msg, {"offer": o.id, "target": f"L{to}", "score": s} if msg else {"offer": o.id, "target": f"L{to}"})
+    self._propose(o)
+
+@patch
+def _h_commit_to_coalition(self: MarketEnv, lab, a):
+    w = self.w
+    c = self._coal(a["coalition"], lab)
+    if "block" not in a and "payment" not in a: raise ActionError("missing_field", "block", "commit a 'block' and/or a 'payment'")
+    b = None
+    if "block" in a:
+        b = self._block(a["block"])
+        if b.owner != lab: raise _err("block", f"block {b.id} is not yours")
+        if b.pool: raise _err("block", f"block {b.id} is already pooled in {b.pool}")
+    p = a.get("payment", 0.)
+    if p > w.labs[lab].budget: raise _err("payment", f"you cannot commit {p:.2f}; budget {w.labs[lab].budget:.2f}")
+    if b is not None: b.pool, b.view = c.id, None
+    if p:
+        w.labs[lab].budget -= p
+        c.money[lab] = c.money.get(lab, 0.) + p
+        w.labs[lab].acct_version += 1
+    for m in c.members:
+        if m != lab: w.labs[m].trust[lab] = min(1., w.labs[m].trust[lab] + .02)
+    self._say(lab, "commit_to_coalition", p or None, "", {"coalition": c.id, "block": b.id} if b else {"coalition": c.id})
+
+@patch
+def _h_allocate_to_job(self: MarketEnv, lab, a):
+    w = self.w
+    job, jid = None, a["job"]
+    for j in w.labs[lab].jobs:
+        if j.id == jid: job = j; break
+    if job is None: raise _err("job", f"no job {a['job']!r} of yours; yours are " + ", ".join(j.id for j in w.labs[lab].jobs))
+    if job.status != "open": raise _err("job", f"job {job.id} is {job.status}")
+    b = self._block(a["block"])
+    if b.owner != lab and not b.pool: raise _err("block", f"block {b.id} is not yours (owner {_fmt_lab(b.owner)})")
+    if b.pool and (w.coalitions[b.pool].settled or lab not in w.coalitions[b.pool].members):
+        raise _err("block", f"block {b.id} is pooled in {b.pool}, which you are not in")
+    if b.reliability < job.min_reliability:
+        raise _err("block", f"block {b.id} reliability {b.reliability:.2f} is below job {job.id}'s minimum {job.min_reliability:.2f}")
+    h, hl, need = a.get("hours", b.hours_left), b.hours_left, job.gpu_hours - job.done_hours
+    if hl < h: h = hl             # = min(hours, hours_left, need)
+    if need < h: h = need
+    bill = energy_bill(w, b, h)
+    if bill > w.labs[lab].budget: raise _err("block", f"running {h} GPU-hours costs {bill:.2f} of energy; budget {w.labs[lab].budget:.2f}")
+    allocate(w, lab, b, job, h)
+    d = {"job": job.id, "block": b.id, "hours": h, "energy": _round(bill, 2)}
+    if job.status == "done": d["completed"] = _round(job.credited, 2)
+    self._say(lab, "allocate_to_job", None, "", d)
+
+# %% ../../nbs/23_market_env.ipynb #4b0a3dc1
+@patch
+def _h_send_message(self: MarketEnv, lab, a):
+    to = self._lab(a["target"], lab)
+    self._say(lab, "send_message", None, a["message"], target=f"L{to}")
+
+@patch
+def _h_wait(self: MarketEnv, lab, a): self.transcript._raw.append((self.w.round, self.w.labs[lab].name, "wait", None, "", {}))   # `_say`, inline
+
+@patch
+def _h_finish(self: MarketEnv, lab, a): self._say(lab, "finish")
+
+# %% ../../nbs/23_market_env.ipynb #a5e1959f
 _HANDLERS = {name: getattr(MarketEnv, "_h_" + name) for name in ACTION_SCHEMA.actions}  # action -> handler
-def _turn_order(n: int, driven: tuple) -> tuple:
-    "Per `round % n`, the scripted labs in the order they act: (k + round) % n for k in range(n), driven labs skipped."
-    return tuple(tuple(i for i in ((k + q) % n for k in range(n)) if i not in driven) for q in range(n))
+
+@patch
+def _apply(self: MarketEnv, lab: int, raw) -> tuple:
+    "Parse and carry out `raw` for `lab`: (action, None) or (None, ActionError) with the world untouched."
+    self.fresh = None             # the episode is being played: a reset draws it again
+    try:
+        a = _parse(raw)
+        _HANDLERS[a["action"]](self, lab, a)
+    except ActionError as e:
+        self.invalid[lab] += 1
+        self.last_error[lab] = d = e.to_dict()
+        self._say(lab, "invalid", None, "", error=d)
+        return None, e
+    self.last_error[lab] = None
+    return a, None
+
+@patch
+def _advance(self: MarketEnv):
+    "Scripted labs act, shocks hit, offers and jobs expire, the round advances."
+    w, r = self.w, self.w.round
+    driven, turns, order = self.driven, self.transcript._raw, self.order   # turns as tuples (`_Transcript`)
+    for i in order[r % len(order)]:   # = (k + r) % n for k in range(n), driven labs skipped
+        events, offers = opponent_act(w, i, self.rng, driven)
+        if events:                # most turns say and offer nothing: a loop over an empty list still makes an iterator
+            for e in events:
+                w.events.append(e)
+                turns.append((r, w.labs[i].name, "event", None, e, {}))
+        if not offers: continue
+        for o in offers:
+            d = {"offer": o.id, "to": _LID[o.to], "block": o.block, "score": 0.}
+            if o.kind == "sell":      # a judged pitch: its score adds a premium to the price, and the message states the total
+                b = w.blocks[o.block]
+                o.pitch_score = d["score"] = s = self.judge.score(o.message, {"reliability": b.reliability})[0]
+                o.premium = d["premium"] = _r2(o.payment * .15 * s)
+                if o.premium:         # the judge read the pitch at the price before the premium (the rule judge is digit-blind)
+                    o.payment = _r2(o.payment + o.premium)
+                    o.message = pitch(w.labs[i].archetype, b, o.payment)
+            else: d["score"] = o.pitch_score
+            w.add_offer(o)
+            turns.append((r, w.labs[i].name, "propose_coalition" if o.kind == "coalition" else f"offer_{o.kind}",
+                           o.payment or None, o.message, d))
+    plan = w.shock_plan
+    while plan and plan[0][0] <= r:
+        _, kind = plan.pop(0)
+        rec = apply_shock(w, kind, self.rng)
+        turns.append((r, "market", "shock", None, rec["detail"], {"kind": kind}))
+    if w.energy_until == r: w.energy_mult = 1.; w.public_version += 1
+    if w.goodwill_live:           # goodwill toward driven labs decays (nothing to do while none was judged)
+        left = False
+        for i, d in self.decay:   # scripted labs in index order, each toward every driven lab
+            g = w.labs[i].goodwill
+            if g[d]:
+                g[d] = x = _trunc(g[d] * 8000. + .5) / 10000.   # round(g * .8, 4); goodwill >= 0
+                if x: left = True
+        w.goodwill_live = left
+    w.round = r + 1
+    if w.live:                    # empty: nothing to expire
+        live = []
+        for o in w.live:
+            if o.status == "pending":
+                if o.expires < w.round: o.status, o.view = "expired", None
+                else: live.append(o)
+        w.live = live
+    if w.round > w.expiry: expire_jobs(w)   # its own early exit, without the call
+
+@patch
+def _end(self: MarketEnv, reason: str):
+    "Close the episode: the market plays the rounds left (ending stops the labs, not the clock), then every open job closes and every coalition settles."
+    self.fresh = None
+    w = self.w
+    for lab in self.driven:       # the round each driven lab stopped acting (earlier, if it finished before the others)
+        if self.stopped[lab] is None: self.stopped[lab] = w.round
+    while w.round < w.max_rounds: self._advance()   # scripted labs act, shocks hit, deadlines pass
+    expire_jobs(w, final=True)
+    for c in w.coalitions.values():
+        if not c.settled:
+            net = settle(w, c)
+            self.transcript._raw.append((w.round, "market", "settlement", None, f"coalition {c.id} settled",
+                                         {"coalition": c.id, "net": {f"L{k}": _round(v, 2) for k, v in net.items()}, "breached": [f"L{k}" for k in c.breached]}))
+    self.done, self.reason = True, reason
+
+# %% ../../nbs/23_market_env.ipynb #4d6578b4
+@patch
+def episode_info(self: MarketEnv, lab: int = 0,
+                 acct: tuple | None = None,  # `_account(lab)` now, when just computed (`step`: the one `_reward` made)
+                ) -> dict:
+    "Outcome of the episode for `lab` (the `episode` entry of the last step's info)."
+    w, st = self.w, self.stats
+    L = w.labs[lab]
+    if acct is None: acct = self._account(lab)
+    done = 0
+    for j in L.jobs:
+        if j.status == "done": done += 1
+    e, cred, _ = acct; w0 = self.wealth0[lab]
+    shocks = []
+    for x in w.shocks: shocks.append(x["kind"])
+    r = self.stopped[lab]         # the rounds this lab played (the market may have run on without it)
+    return {"deal": st["trades"] + st["coalitions"] > 0, "utility": _round(self.utility(lab, acct), 6), "rounds": w.round if r is None else r,
+            "reason": self.reason, "jobs_done": done, "jobs": len(L.jobs),
+            "value": _round(cred, 2), "wealth_change": _round(e - w0, 2),
+            "trades": st["trades"], "coalitions": st["coalitions"], "breaches": st["breaches"], "pitches": st["pitches"],
+            "mean_pitch_score": _round(st["pitch_score"] / st["pitches"], 3) if st["pitches"] else None,
+            "shocks": shocks, "reputation": L.reputation}
+
+@patch
+def step(self: MarketEnv, action) -> StepResult:
+    "Carry out lab 0's action (a dict or JSON text) and play the rest of the round."
+    if self.done:
+        e = ActionError("invalid_now", None, "the episode is over; call reset()")
+        return StepResult(self.observe(0), 0., True, {"reward_components": {"invalid_action": 0.}, "error": e.to_dict()})
+    a, e = self._apply(0, action)
+    info = {}
+    if e is not None:
+        info["error"] = e.to_dict()
+        if self.invalid[0] >= MAX_INVALID_ACTIONS: self._end("invalid_actions"); info["truncated"] = True
+    elif a["action"] == "finish": self._end("finish")
+    else:
+        self._advance()
+        if self.w.round >= self.w.max_rounds: self._end("max_rounds")
+    comp, r = self._reward(0)
+    if e is not None: comp["invalid_action"] = INVALID_ACTION_PENALTY; r += INVALID_ACTION_PENALTY
+    info["reward_components"] = comp
+    if self.done:
+        info["episode"] = ep = self.episode_info(0, self.pre[0])   # the account `_reward` just took: nothing moved since
+        self.transcript.meta["outcome"] = ep
+    res = _new(StepResult)        # = StepResult(self.observe(0), r, self.done, info), without the __init__ call
+    res.observation = obs = _observe(self.w, 0, self.task.name, self.views, _OBS_ENV)   # `observe(0)`, inline
+    if self.invalid[0]: obs["invalid_actions"] = self.invalid[0]   # else the template's 0 and None
+    if self.last_error[0] is not None: obs["last_error"] = self.last_error[0]
+    res.reward, res.done, res.info = r, self.done, info
+    return res
 
 # %% ../../nbs/23_market_env.ipynb #ba41537a
 def make_env(task: str = "market_round",  # a name in TASKS
