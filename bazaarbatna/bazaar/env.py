@@ -8,6 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/bazaar_env.html.md"""
 from __future__ import annotations
 import math, time
 from dataclasses import dataclass, field, asdict, replace
+from fastcore.basics import patch
 from ..core import (interpreter, ActionSchema, Field, ActionError, StepResult, Transcript, Turn, make_rng, version_hash,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, gym_view, is_text)
 from .catalog import listings_in, nice_round
@@ -201,15 +202,7 @@ def draw_deal(task: TaskConfig, rng, s: BazaarState) -> BazaarState:
     s.rival_bids = [0.0] * task.n_rivals
     return s
 
-# %% ../../nbs/13_bazaar_env.ipynb #0302f905
-_BRIEF = ("You are the buyer. Haggle for the item below; never pay more than your budget. Reply with one JSON object: "
-          '{"action": "offer", "price": <number>, "message": "..."} or {"action": "accept"} or {"action": "walk"}.')
-
-def _seller_for(task: TaskConfig, seller):
-    if seller is None or seller == "rule": return RuleSeller()
-    if seller == "llm": return LLMSeller(task.seller_model)
-    return seller  # any object with respond(view, rng) and config()
-
+# %% ../../nbs/13_bazaar_env.ipynb #f2f957fd
 def _fast_parse(a) -> dict | None:
     "`a` itself when it is a plain action dict that `ACTION_SCHEMA.parse` accepts (read only, never kept); else None."
     if type(a) is not dict: return None
@@ -223,6 +216,12 @@ def _fast_parse(a) -> dict | None:
     if name == "accept" or name == "walk": return a
     return None
 
+# %% ../../nbs/13_bazaar_env.ipynb #28748a6d
+def _seller_for(task: TaskConfig, seller):
+    if seller is None or seller == "rule": return RuleSeller()
+    if seller == "llm": return LLMSeller(task.seller_model)
+    return seller  # any object with respond(view, rng) and config()
+
 _VERSIONS: dict = {}   # (task, seller class, seller.version_key) -> opponent version
 
 def opponent_version(task: TaskConfig, seller) -> str:
@@ -235,6 +234,10 @@ def opponent_version(task: TaskConfig, seller) -> str:
         v = version_hash({"task": task.describe(), "seller": seller.config()})
         if key is not None: _VERSIONS[k] = v
     return v
+
+# %% ../../nbs/13_bazaar_env.ipynb #352d9ff6
+_BRIEF = ("You are the buyer. Haggle for the item below; never pay more than your budget. Reply with one JSON object: "
+          '{"action": "offer", "price": <number>, "message": "..."} or {"action": "accept"} or {"action": "walk"}.')
 
 class BazaarEnv:
     "The bazaar buyer environment (see the module docs for observations, actions and rewards)."
@@ -257,7 +260,6 @@ class BazaarEnv:
             return self.__dict__[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    # -- episode lifecycle ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> dict:
         "Start a new episode (a new career in `career_10`); `seed=None` reuses the last seed."
         if seed is not None: self._seed = int(seed)
@@ -309,7 +311,6 @@ class BazaarEnv:
                     if x["score"] > ts.get(x["signal"], 0.0): ts[x["signal"]] = x["score"]
         self.transcript.turns.append(Turn(s.t, speaker, action, price, message, data))
 
-    # -- observation ------------------------------------------------------------------------------------
     def _phi(self) -> float:
         s = self.s
         if s.done: return 0.0
@@ -335,157 +336,168 @@ class BazaarEnv:
             o["bidders"] = task.n_rivals + 1
         return o
 
-    # -- stepping ---------------------------------------------------------------------------------------
-    def _check(self, action) -> dict:
-        s = self.s
-        if s.done: raise ActionError("invalid_now", None, "the episode is over; call reset()")
-        a = _fast_parse(action) or ACTION_SCHEMA.parse(action)
-        if a["action"] == "offer":
-            p = a["price"]
-            if p > s.budget: raise ActionError("out_of_range", "price", f"price {format_price(p, s.currency)} is above your budget {format_price(s.budget, s.currency)}")
-            if s.buyer_offers and p < s.buyer_offers[-1]:
-                raise ActionError("invalid_now", "price", f"price {format_price(p, s.currency)} is below your previous offer {format_price(s.buyer_offers[-1], s.currency)}; offers may only rise")
-        elif a["action"] == "accept" and s.last_ask > s.budget:
-            raise ActionError("invalid_now", "action", f"the ask {format_price(s.last_ask, s.currency)} is above your budget {format_price(s.budget, s.currency)}; make an offer instead")
-        return a
+# %% ../../nbs/13_bazaar_env.ipynb #a0274dfe
+@patch
+def _rival_bids(self: BazaarEnv) -> float:
+    s, T = self.s, self.task.max_rounds
+    best = 0.0
+    for i, b in enumerate(s.rival_budgets):
+        bid = min(b, round(b * (.55 + .45 * (s.t / T) ** .7) * (1 + .03 * (2 * self.rng.random() - 1)), 2))
+        bid = max(s.rival_bids[i], bid)
+        s.rival_bids[i] = bid
+        if bid > best: best = bid
+        self.transcript.turns.append(Turn(s.t, f"rival_{i}", "bid", bid, "", {"sealed": True}))
+    return best
 
-    def step(self, action) -> StepResult:
-        "Apply one buyer action; see `REWARD_TABLE` for the reward."
-        try:
-            a = self._check(action)
-        except ActionError as e:
-            return self._invalid(e)
-        s = self.s
+@patch
+def _seller_turn(self: BazaarEnv, p: float, raise_: float, msg: str, comps: dict):
+    s = self.s
+    best_rival = self._rival_bids() if s.rival_budgets else 0.0
+    offer = p if p >= best_rival else best_rival
+    v = self._view(offer, raise_, msg)
+    r = self.seller.respond(v, self.rng)
+    if r.data.get("insult") and offer == p: s.insults += 1
+    if r.action == "counter" and best_rival:  # anchor to the best bid, never above the last ask
+        r.price = guard_counter(max(r.price, ceil_tick(best_rival * 1.05, s.tick)), s.floor, s.last_ask)
+    if r.action == "counter":
+        s.last_ask = r.price
+        s.seller_offers.append(r.price)
+        self._say("seller", "counter", r.price, r.message, r.data)
+    elif r.action == "accept":
+        self._say("seller", "accept", offer, r.message, r.data)
+        if offer > p: self._end_deal(None, "sold_to_rival", comps, rival_price=offer)
+        else: self._end_deal(p, "deal_seller_accepted", comps)
+    elif r.action == "walk":
+        self._say("seller", "walk", None, r.message, r.data)
+        self._end_deal(None, "seller_walked", comps)
+    else:
+        self._say("seller", "reject", None, r.message, r.data)
+        self._end_deal(None, "timeout", comps)
+
+@patch
+def _end_deal(self: BazaarEnv, price, reason: str, comps: dict, rival_price=None):
+    "Close the current deal; in a career, start the next one unless this was the last."
+    s, task = self.s, self.task
+    n = task.n_deals
+    if price is not None:
+        u = (s.budget - price) / (s.budget - s.cost)
+        u = 0.0 if u < 0 else 1.0 if u > 1 else u
+        if s.deadline and s.t > s.deadline: u *= max(0.0, 1 - LATE_DECAY * (s.t - s.deadline))
+        comps["deal"] = comps.get("deal", 0.0) + u / n
+        if price >= .9 * s.ask0 or s.t <= 2: s.caps += 1
+    else:
+        u = 0.0
+        comps["no_deal"] = comps.get("no_deal", 0.0) + NO_DEAL_PENALTY / n
+    s.total_rounds += s.t
+    s.career_utils.append(u)
+    s.deal_price, s.reason, s.utility = price, reason, u
+    if rival_price is not None: self.transcript.meta["rival_price"] = rival_price
+    if s.deal_index + 1 < n and reason != "invalid_actions":
+        s.deal_index += 1
+        draw_deal(task, self.rng, s)
+        self.transcript.turns.append(Turn(0, "system", "new_deal", None, f"deal {s.deal_index + 1} of {n}",
+                                          {"listing": s.listing_id, "previous": reason, "currency": s.currency}))
+        s.dialogue = []
+        self._open()
+    else:
+        s.done = True
+        self.transcript.meta["outcome"] = reason if price is None else f"{reason} at {format_price(price, s.currency)}"
+
+@patch
+def _episode_info(self: BazaarEnv) -> dict:
+    s, n = self.s, self.task.n_deals
+    deals = sum(1 for u, in zip(s.career_utils) if u > 0) if n > 1 else int(s.deal_price is not None)
+    base = {"deal": bool(s.deal_price is not None) if n == 1 else deals > 0,
+            "utility": sum(s.career_utils) / n, "rounds": s.total_rounds, "reason": s.reason,
+            "price": s.deal_price, "reservation": s.reservation, "budget": s.budget, "seller_cost": s.cost,
+            "opening_ask": s.ask0, "persona": s.persona, "listing": s.listing_id, "currency": s.currency}
+    if n > 1: base["deals"] = deals; base["utilities"] = list(s.career_utils)
+    return base
+
+# %% ../../nbs/13_bazaar_env.ipynb #90ab4b80
+@patch
+def _check(self: BazaarEnv, action) -> dict:
+    s = self.s
+    if s.done: raise ActionError("invalid_now", None, "the episode is over; call reset()")
+    a = _fast_parse(action) or ACTION_SCHEMA.parse(action)
+    if a["action"] == "offer":
+        p = a["price"]
+        if p > s.budget: raise ActionError("out_of_range", "price", f"price {format_price(p, s.currency)} is above your budget {format_price(s.budget, s.currency)}")
+        if s.buyer_offers and p < s.buyer_offers[-1]:
+            raise ActionError("invalid_now", "price", f"price {format_price(p, s.currency)} is below your previous offer {format_price(s.buyer_offers[-1], s.currency)}; offers may only rise")
+    elif a["action"] == "accept" and s.last_ask > s.budget:
+        raise ActionError("invalid_now", "action", f"the ask {format_price(s.last_ask, s.currency)} is above your budget {format_price(s.budget, s.currency)}; make an offer instead")
+    return a
+
+@patch
+def step(self: BazaarEnv, action) -> StepResult:
+    "Apply one buyer action; see `REWARD_TABLE` for the reward."
+    try:
+        a = self._check(action)
+    except ActionError as e:
+        return self._invalid(e)
+    s = self.s
+    phi0 = self._phi()
+    comps = {}
+    kind, msg = a["action"], a.get("message") or ""
+    if kind == "walk":
+        s.t += 1
+        self._say("buyer", "walk", None, msg)
+        self._end_deal(None, "buyer_walked", comps)
+    elif kind == "accept":
+        s.t += 1
+        self._say("buyer", "accept", s.last_ask, msg)
+        self._end_deal(s.last_ask, "deal_buyer_accepted", comps)
+    else:
+        p = a["price"]
+        raise_ = p - s.buyer_offers[-1] if s.buyer_offers else 0.0
+        s.t += 1
+        s.buyer_offers.append(p)
+        self._say("buyer", "offer", p, msg)
+        if p >= s.last_ask:
+            self._end_deal(s.last_ask, "deal_buyer_met_ask", comps)
+        else:
+            self._seller_turn(p, raise_, msg, comps)
+    comps["shaping"] = self._phi() - phi0
+    reward = sum(comps.values())
+    info = {"reward_components": comps}
+    if s.done: info["episode"] = self._episode_info()
+    return StepResult(self._obs(), reward, s.done, info)
+
+
+@patch
+def _invalid(self: BazaarEnv, e: ActionError) -> StepResult:
+    s = self.s
+    err = e.to_dict()
+    if s.done:
+        return StepResult(self._obs() | {"last_error": err}, 0.0, True, {"reward_components": {}, "error": err})
+    s.invalid += 1
+    comps = {"invalid_action": INVALID_ACTION_PENALTY}
+    info = {"reward_components": comps, "error": err}
+    if s.invalid >= MAX_INVALID_ACTIONS:
         phi0 = self._phi()
-        comps = {}
-        kind, msg = a["action"], a.get("message") or ""
-        if kind == "walk":
-            s.t += 1
-            self._say("buyer", "walk", None, msg)
-            self._end_deal(None, "buyer_walked", comps)
-        elif kind == "accept":
-            s.t += 1
-            self._say("buyer", "accept", s.last_ask, msg)
-            self._end_deal(s.last_ask, "deal_buyer_accepted", comps)
-        else:
-            p = a["price"]
-            raise_ = p - s.buyer_offers[-1] if s.buyer_offers else 0.0
-            s.t += 1
-            s.buyer_offers.append(p)
-            self._say("buyer", "offer", p, msg)
-            if p >= s.last_ask:
-                self._end_deal(s.last_ask, "deal_buyer_met_ask", comps)
-            else:
-                self._seller_turn(p, raise_, msg, comps)
+        self.transcript.turns.append(Turn(s.t, "system", "timeout", None, "too many invalid actions", {"error": err}))
+        self._end_deal(None, "invalid_actions", comps)
         comps["shaping"] = self._phi() - phi0
-        reward = sum(comps.values())
-        info = {"reward_components": comps}
-        if s.done: info["episode"] = self._episode_info()
-        return StepResult(self._obs(), reward, s.done, info)
+        info["episode"] = self._episode_info()
+        info["truncated"] = True
+    return StepResult(self._obs() | {"last_error": err}, sum(comps.values()), s.done, info)
 
-    def _rival_bids(self) -> float:
-        s, T = self.s, self.task.max_rounds
-        best = 0.0
-        for i, b in enumerate(s.rival_budgets):
-            bid = min(b, round(b * (.55 + .45 * (s.t / T) ** .7) * (1 + .03 * (2 * self.rng.random() - 1)), 2))
-            bid = max(s.rival_bids[i], bid)
-            s.rival_bids[i] = bid
-            if bid > best: best = bid
-            self.transcript.turns.append(Turn(s.t, f"rival_{i}", "bid", bid, "", {"sealed": True}))
-        return best
+# %% ../../nbs/13_bazaar_env.ipynb #28c65569
+@patch
+def snapshot(self: BazaarEnv) -> tuple:
+    "An opaque, independent copy of the episode (state, random stream, transcript)."
+    t = self.transcript
+    return (self.s.copy(), self.rng.getstate(), dict(t.meta), list(t.turns), self._seed)
 
-    def _seller_turn(self, p: float, raise_: float, msg: str, comps: dict):
-        s = self.s
-        best_rival = self._rival_bids() if s.rival_budgets else 0.0
-        offer = p if p >= best_rival else best_rival
-        v = self._view(offer, raise_, msg)
-        r = self.seller.respond(v, self.rng)
-        if r.data.get("insult") and offer == p: s.insults += 1
-        if r.action == "counter" and best_rival:  # anchor to the best bid, never above the last ask
-            r.price = guard_counter(max(r.price, ceil_tick(best_rival * 1.05, s.tick)), s.floor, s.last_ask)
-        if r.action == "counter":
-            s.last_ask = r.price
-            s.seller_offers.append(r.price)
-            self._say("seller", "counter", r.price, r.message, r.data)
-        elif r.action == "accept":
-            self._say("seller", "accept", offer, r.message, r.data)
-            if offer > p: self._end_deal(None, "sold_to_rival", comps, rival_price=offer)
-            else: self._end_deal(p, "deal_seller_accepted", comps)
-        elif r.action == "walk":
-            self._say("seller", "walk", None, r.message, r.data)
-            self._end_deal(None, "seller_walked", comps)
-        else:
-            self._say("seller", "reject", None, r.message, r.data)
-            self._end_deal(None, "timeout", comps)
-
-    def _end_deal(self, price, reason: str, comps: dict, rival_price=None):
-        "Close the current deal; in a career, start the next one unless this was the last."
-        s, task = self.s, self.task
-        n = task.n_deals
-        if price is not None:
-            u = (s.budget - price) / (s.budget - s.cost)
-            u = 0.0 if u < 0 else 1.0 if u > 1 else u
-            if s.deadline and s.t > s.deadline: u *= max(0.0, 1 - LATE_DECAY * (s.t - s.deadline))
-            comps["deal"] = comps.get("deal", 0.0) + u / n
-            if price >= .9 * s.ask0 or s.t <= 2: s.caps += 1
-        else:
-            u = 0.0
-            comps["no_deal"] = comps.get("no_deal", 0.0) + NO_DEAL_PENALTY / n
-        s.total_rounds += s.t
-        s.career_utils.append(u)
-        s.deal_price, s.reason, s.utility = price, reason, u
-        if rival_price is not None: self.transcript.meta["rival_price"] = rival_price
-        if s.deal_index + 1 < n and reason != "invalid_actions":
-            s.deal_index += 1
-            draw_deal(task, self.rng, s)
-            self.transcript.turns.append(Turn(0, "system", "new_deal", None, f"deal {s.deal_index + 1} of {n}",
-                                              {"listing": s.listing_id, "previous": reason, "currency": s.currency}))
-            s.dialogue = []
-            self._open()
-        else:
-            s.done = True
-            self.transcript.meta["outcome"] = reason if price is None else f"{reason} at {format_price(price, s.currency)}"
-
-    def _episode_info(self) -> dict:
-        s, n = self.s, self.task.n_deals
-        deals = sum(1 for u, in zip(s.career_utils) if u > 0) if n > 1 else int(s.deal_price is not None)
-        base = {"deal": bool(s.deal_price is not None) if n == 1 else deals > 0,
-                "utility": sum(s.career_utils) / n, "rounds": s.total_rounds, "reason": s.reason,
-                "price": s.deal_price, "reservation": s.reservation, "budget": s.budget, "seller_cost": s.cost,
-                "opening_ask": s.ask0, "persona": s.persona, "listing": s.listing_id, "currency": s.currency}
-        if n > 1: base["deals"] = deals; base["utilities"] = list(s.career_utils)
-        return base
-
-    def _invalid(self, e: ActionError) -> StepResult:
-        s = self.s
-        err = e.to_dict()
-        if s.done:
-            return StepResult(self._obs() | {"last_error": err}, 0.0, True, {"reward_components": {}, "error": err})
-        s.invalid += 1
-        comps = {"invalid_action": INVALID_ACTION_PENALTY}
-        info = {"reward_components": comps, "error": err}
-        if s.invalid >= MAX_INVALID_ACTIONS:
-            phi0 = self._phi()
-            self.transcript.turns.append(Turn(s.t, "system", "timeout", None, "too many invalid actions", {"error": err}))
-            self._end_deal(None, "invalid_actions", comps)
-            comps["shaping"] = self._phi() - phi0
-            info["episode"] = self._episode_info()
-            info["truncated"] = True
-        return StepResult(self._obs() | {"last_error": err}, sum(comps.values()), s.done, info)
-
-    # -- snapshots --------------------------------------------------------------------------------------
-    def snapshot(self) -> tuple:
-        "An opaque, independent copy of the episode (state, random stream, transcript)."
-        t = self.transcript
-        return (self.s.copy(), self.rng.getstate(), dict(t.meta), list(t.turns), self._seed)
-
-    def restore(self, snap: tuple) -> None:
-        "Return to a `snapshot()`; the snapshot stays reusable."
-        s, rs, meta, turns, seed = snap
-        self.rng.setstate(rs)   # first: in an env not reset yet, this read runs the constructor's reset (`__getattr__`)
-        self.s = s.copy(); self._seed = seed
-        self.transcript = Transcript(dict(meta), list(turns))
-        self._v = self._deal_view()
+@patch
+def restore(self: BazaarEnv, snap: tuple) -> None:
+    "Return to a `snapshot()`; the snapshot stays reusable."
+    s, rs, meta, turns, seed = snap
+    self.rng.setstate(rs)   # first: in an env not reset yet, this read runs the constructor's reset (`__getattr__`)
+    self.s = s.copy(); self._seed = seed
+    self.transcript = Transcript(dict(meta), list(turns))
+    self._v = self._deal_view()
 
 # %% ../../nbs/13_bazaar_env.ipynb #777005f6
 def make_env(task: str = "single_deal",  # a name in `TASKS`
