@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from fastcore.basics import patch
 from ..core import ActionError, StepResult, Transcript, Turn, make_rng, version_hash
 from .env import TASKS, TaskConfig, BazaarEnv
 from .sellers import ceil_tick, format_price
@@ -48,7 +49,7 @@ def seat_budgets(budget: float,       # the budget the single-buyer env draws fo
     floor = ceil_tick(reservation * 1.1, tick)
     return [max(ceil_tick(budget * (1 + spread * (2 * u - 1)), tick), floor) for u in us]
 
-# %% ../../nbs/16_bazaar_arena.ipynb #99258558
+# %% ../../nbs/16_bazaar_arena.ipynb #26c39ce8
 class MarketplaceArena:
     "Several buyers, one listing, one seller: a parallel (PettingZoo-style) bazaar marketplace."
     def __init__(self, n_buyers: int = 4,                # buyers bidding on the listing
@@ -93,139 +94,149 @@ class MarketplaceArena:
                                   "budgets": dict(zip(self.possible_agents, budgets))})
         return {a: seat._obs() for a, seat in self.seats.items()}
 
-    # -- one round ------------------------------------------------------------------------------------------
-    def _pick(self, tied: list, why: str) -> str:
-        "One of `tied` buyers by the seeded lottery (recorded in the transcript); no draw when there is one."
-        if len(tied) == 1: return tied[0]
-        w = tied[int(self.lottery.random() * len(tied))]
-        self.house.transcript.turns.append(Turn(self.round, "system", "lottery", None, f"{', '.join(tied)} tie ({why}); {w} drawn",
-                                                {"tied": list(tied), "winner": w}))
-        return w
+# %% ../../nbs/16_bazaar_arena.ipynb #5ce1cb06
+@patch
+def _pick(self: MarketplaceArena, tied: list, why: str) -> str:
+    "One of `tied` buyers by the seeded lottery (recorded in the transcript); no draw when there is one."
+    if len(tied) == 1: return tied[0]
+    w = tied[int(self.lottery.random() * len(tied))]
+    self.house.transcript.turns.append(Turn(self.round, "system", "lottery", None, f"{', '.join(tied)} tie ({why}); {w} drawn",
+                                            {"tied": list(tied), "winner": w}))
+    return w
 
-    def _broadcast(self, buyers, action: str, price, message: str, data: dict):
-        "The seller's public move, heard by every buyer in `buyers`."
-        for a in buyers:
-            s = self.seats[a].s
-            if action == "counter": s.last_ask = price; s.seller_offers.append(price)
-            self.seats[a]._say("seller", action, price, message, dict(data))
-
-    def _sell(self, winner: str, price: float, reason: str, comps: dict, open_: list):
-        "Close the listing: `winner` buys at `price`; every other open buyer loses it to a rival."
-        self.sold_at, self.winner = price, winner
-        self.seats[winner]._end_deal(price, reason, comps[winner])
-        for a in open_:
-            if a != winner: self.seats[a]._end_deal(None, "sold_to_rival", comps[a], rival_price=price)
-
-    def step(self, actions: dict,  # buyer name -> its action (a dict or model text), for every active buyer
-            ) -> dict:             # buyer name -> `StepResult`, for every buyer active at the start of the round
-        "One round: every active buyer moves at once, then the seller answers the best bid."
-        if not isinstance(actions, dict): raise ValueError(f"actions must be a dict of buyer name -> action, got {type(actions).__name__}")
-        bad = sorted(set(actions) - set(self.possible_agents))
-        if bad: raise ValueError(f"unknown buyers {bad}; this arena's buyers are {self.possible_agents}")
-        out = {a: self.seats[a]._invalid(ActionError("invalid_now", None, "your deal is closed; call reset()"))
-               for a in actions if a not in self.agents}
-        active, h, hs = list(self.agents), self.house, self.house.s
-        phi0 = {a: self.seats[a]._phi() for a in active}
-        comps, errors, moves = {a: {} for a in active}, {}, {}
-        for a in active:  # validate every action against its own buyer's state first: a bad one changes nothing
-            try:
-                if a not in actions: raise ActionError("missing_field", "action", f"no action from {a} this round")
-                moves[a] = self.seats[a]._check(actions[a])
-            except ActionError as e:
-                r = self.seats[a]._invalid(e)
-                errors[a], comps[a] = r.info, r.info["reward_components"]
-                h.transcript.turns.append(Turn(self.round + 1, a, "invalid", None, "", {"error": e.to_dict()}))  # in the round it tried
-        if moves:
-            self.round += 1
-            hs.t = self.round
-            open_ = [a for a in active if not self.seats[a].s.done]
-            for a in open_: self.seats[a].s.t = self.round
-            ask, reached, bids = hs.last_ask, [], []
-            for a, m in moves.items():
-                seat, kind, msg = self.seats[a], m["action"], m.get("message") or ""
-                if kind == "offer":
-                    p, offers = m["price"], seat.s.buyer_offers
-                    raise_ = p - offers[-1] if offers else 0.0
-                    offers.append(p)
-                    seat._say("buyer", "offer", p, msg); h._say(a, "offer", p, msg, {"sealed": True})
-                    if p >= ask: reached.append((a, "deal_buyer_met_ask"))
-                    else: bids.append((p, a, raise_, msg))
-                elif kind == "accept":
-                    seat._say("buyer", "accept", ask, msg); h._say(a, "accept", ask, msg, {"sealed": True})
-                    reached.append((a, "deal_buyer_accepted"))
-                else:
-                    seat._say("buyer", "walk", None, msg); h._say(a, "walk", None, msg, {"sealed": True})
-                    seat._end_deal(None, "buyer_walked", comps[a])
-            open_ = [a for a in open_ if not self.seats[a].s.done]
-            if reached:   # the seller's price is met: it sells at its ask, by lottery among those who met it
-                w = self._pick([a for a, _ in reached], "met the ask")
-                h._end_deal(ask, dict(reached)[w], {})
-                self._broadcast([a for a in open_ if a != w], "accept", ask, "", {"buyer": "rival"})
-                self._sell(w, ask, dict(reached)[w], comps, open_)
-            elif bids:    # the seller answers the best bid, anchored at the runner-up (`BazaarEnv._seller_turn`)
-                best = max(b[0] for b in bids)
-                lead = self._pick([b[1] for b in bids if b[0] == best], "best bid")
-                p, _, raise_, msg = next(b for b in bids if b[1] == lead)
-                h.runner_up = max([b[0] for b in bids if b[1] != lead], default=0.0)
-                h._seller_turn(p, raise_, msg, {})
-                t = h.transcript.turns[-1]   # the seller's answer, the last turn `_seller_turn` recorded
-                if t.action == "accept":
-                    self._broadcast(open_, "accept", t.price, t.message, t.data)
-                    self._sell(lead, p, "deal_seller_accepted", comps, open_)
-                else:
-                    self._broadcast(open_, t.action, t.price, t.message, t.data)
-                    if t.action != "counter":
-                        for a in open_: self.seats[a]._end_deal(None, "seller_walked" if t.action == "walk" else "timeout", comps[a])
-        open_ = [a for a in active if not self.seats[a].s.done]
-        if open_ and self.round >= self.task.max_rounds and moves:   # no bid in the last round: time is up
-            for a in open_: self.seats[a]._end_deal(None, "timeout", comps[a])
-            open_ = []
-        if not open_ and not hs.done:
-            h._end_deal(None, "timeout" if self.round >= self.task.max_rounds else "buyer_walked", {})
-        for a in active:
-            seat, c = self.seats[a], comps[a]
-            if moves and (a not in errors or not seat.s.done): c["shaping"] = seat._phi() - phi0[a]
-            info = {"reward_components": c}
-            obs = seat._obs()
-            if a in errors:
-                info.update({k: v for k, v in errors[a].items() if k in ("error", "truncated")})
-                obs["last_error"] = errors[a]["error"]
-            r = sum(c.values())
-            self.returns[a] += r
-            if seat.s.done: info["episode"] = self.outcome(a) | seat._episode_info()
-            out[a] = StepResult(obs, r, seat.s.done, info)
-        self.agents = [a for a in self.agents if not self.seats[a].s.done]
-        if not self.agents: self._close()
-        return out
-
-    def outcome(self, a: str) -> dict:
-        "Buyer `a`'s record: how its deal closed (`CLOSINGS`), the round, the price it paid, the listing's sale price, its return."
+@patch
+def _broadcast(self: MarketplaceArena, buyers, action: str, price, message: str, data: dict):
+    "The seller's public move, heard by every buyer in `buyers`."
+    for a in buyers:
         s = self.seats[a].s
-        return {"buyer": a, "closed": closing(s.reason) if s.done else None, "round": s.total_rounds if s.done else s.t,
-                "price": s.deal_price, "sold_at": self.sold_at, "budget": s.budget, "utility": s.utility, "reward": self.returns[a]}
+        if action == "counter": s.last_ask = price; s.seller_offers.append(price)
+        self.seats[a]._say("seller", action, price, message, dict(data))
 
-    def _close(self):
-        "Write the episode's ending into the arena transcript."
-        h = self.house; m = h.transcript.meta
-        m["closings"] = {a: closing(self.seats[a].s.reason) for a in self.possible_agents}
-        m["winner"], m["price"] = self.winner, self.sold_at
-        if self.winner:
-            h.transcript.turns.append(Turn(self.round, "system", "sold", self.sold_at, f"sold to {self.winner}", {"winner": self.winner}))
-            m["outcome"] = f"{self.winner} bought at {format_price(self.sold_at, h.s.currency)} in round {self.round}"
-        else: m["outcome"] = f"no sale ({h.s.reason})"
+@patch
+def _sell(self: MarketplaceArena, winner: str, price: float, reason: str, comps: dict, open_: list):
+    "Close the listing: `winner` buys at `price`; every other open buyer loses it to a rival."
+    self.sold_at, self.winner = price, winner
+    self.seats[winner]._end_deal(price, reason, comps[winner])
+    for a in open_:
+        if a != winner: self.seats[a]._end_deal(None, "sold_to_rival", comps[a], rival_price=price)
 
-    # -- snapshots --------------------------------------------------------------------------------------------
-    def snapshot(self) -> tuple:
-        "An opaque, independent copy of the episode (seller, every buyer, the lottery stream)."
-        return (self.house.snapshot(), {a: e.snapshot() for a, e in self.seats.items()}, self.lottery.getstate(),
-                self.round, list(self.agents), dict(self.returns), self.sold_at, self.winner, self._seed)
 
-    def restore(self, snap: tuple) -> None:
-        "Return to a `snapshot()`; the snapshot stays reusable."
-        h, seats, ls, self.round, agents, returns, self.sold_at, self.winner, self._seed = snap
-        self.house.restore(h)
-        for a, sn in seats.items(): self.seats[a].restore(sn)
-        self.lottery.setstate(ls); self.agents, self.returns = list(agents), dict(returns)
+@patch
+def outcome(self: MarketplaceArena, a: str) -> dict:
+    "Buyer `a`'s record: how its deal closed (`CLOSINGS`), the round, the price it paid, the listing's sale price, its return."
+    s = self.seats[a].s
+    return {"buyer": a, "closed": closing(s.reason) if s.done else None, "round": s.total_rounds if s.done else s.t,
+            "price": s.deal_price, "sold_at": self.sold_at, "budget": s.budget, "utility": s.utility, "reward": self.returns[a]}
+
+@patch
+def _close(self: MarketplaceArena):
+    "Write the episode's ending into the arena transcript."
+    h = self.house; m = h.transcript.meta
+    m["closings"] = {a: closing(self.seats[a].s.reason) for a in self.possible_agents}
+    m["winner"], m["price"] = self.winner, self.sold_at
+    if self.winner:
+        h.transcript.turns.append(Turn(self.round, "system", "sold", self.sold_at, f"sold to {self.winner}", {"winner": self.winner}))
+        m["outcome"] = f"{self.winner} bought at {format_price(self.sold_at, h.s.currency)} in round {self.round}"
+    else: m["outcome"] = f"no sale ({h.s.reason})"
+
+# %% ../../nbs/16_bazaar_arena.ipynb #482916c7
+@patch
+def snapshot(self: MarketplaceArena) -> tuple:
+    "An opaque, independent copy of the episode (seller, every buyer, the lottery stream)."
+    return (self.house.snapshot(), {a: e.snapshot() for a, e in self.seats.items()}, self.lottery.getstate(),
+            self.round, list(self.agents), dict(self.returns), self.sold_at, self.winner, self._seed)
+
+@patch
+def restore(self: MarketplaceArena, snap: tuple) -> None:
+    "Return to a `snapshot()`; the snapshot stays reusable."
+    h, seats, ls, self.round, agents, returns, self.sold_at, self.winner, self._seed = snap
+    self.house.restore(h)
+    for a, sn in seats.items(): self.seats[a].restore(sn)
+    self.lottery.setstate(ls); self.agents, self.returns = list(agents), dict(returns)
+
+# %% ../../nbs/16_bazaar_arena.ipynb #37b8f18d
+@patch
+def step(self: MarketplaceArena, actions: dict,  # buyer name -> its action (a dict or model text), for every active buyer
+        ) -> dict:             # buyer name -> `StepResult`, for every buyer active at the start of the round
+    "One round: every active buyer moves at once, then the seller answers the best bid."
+    if not isinstance(actions, dict): raise ValueError(f"actions must be a dict of buyer name -> action, got {type(actions).__name__}")
+    bad = sorted(set(actions) - set(self.possible_agents))
+    if bad: raise ValueError(f"unknown buyers {bad}; this arena's buyers are {self.possible_agents}")
+    out = {a: self.seats[a]._invalid(ActionError("invalid_now", None, "your deal is closed; call reset()"))
+           for a in actions if a not in self.agents}
+    active, h, hs = list(self.agents), self.house, self.house.s
+    phi0 = {a: self.seats[a]._phi() for a in active}
+    comps, errors, moves = {a: {} for a in active}, {}, {}
+    for a in active:  # validate every action against its own buyer's state first: a bad one changes nothing
+        try:
+            if a not in actions: raise ActionError("missing_field", "action", f"no action from {a} this round")
+            moves[a] = self.seats[a]._check(actions[a])
+        except ActionError as e:
+            r = self.seats[a]._invalid(e)
+            errors[a], comps[a] = r.info, r.info["reward_components"]
+            h.transcript.turns.append(Turn(self.round + 1, a, "invalid", None, "", {"error": e.to_dict()}))  # in the round it tried
+    if moves:
+        self.round += 1
+        hs.t = self.round
+        open_ = [a for a in active if not self.seats[a].s.done]
+        for a in open_: self.seats[a].s.t = self.round
+        ask, reached, bids = hs.last_ask, [], []
+        for a, m in moves.items():
+            seat, kind, msg = self.seats[a], m["action"], m.get("message") or ""
+            if kind == "offer":
+                p, offers = m["price"], seat.s.buyer_offers
+                raise_ = p - offers[-1] if offers else 0.0
+                offers.append(p)
+                seat._say("buyer", "offer", p, msg); h._say(a, "offer", p, msg, {"sealed": True})
+                if p >= ask: reached.append((a, "deal_buyer_met_ask"))
+                else: bids.append((p, a, raise_, msg))
+            elif kind == "accept":
+                seat._say("buyer", "accept", ask, msg); h._say(a, "accept", ask, msg, {"sealed": True})
+                reached.append((a, "deal_buyer_accepted"))
+            else:
+                seat._say("buyer", "walk", None, msg); h._say(a, "walk", None, msg, {"sealed": True})
+                seat._end_deal(None, "buyer_walked", comps[a])
+        open_ = [a for a in open_ if not self.seats[a].s.done]
+        if reached:   # the seller's price is met: it sells at its ask, by lottery among those who met it
+            w = self._pick([a for a, _ in reached], "met the ask")
+            h._end_deal(ask, dict(reached)[w], {})
+            self._broadcast([a for a in open_ if a != w], "accept", ask, "", {"buyer": "rival"})
+            self._sell(w, ask, dict(reached)[w], comps, open_)
+        elif bids:    # the seller answers the best bid, anchored at the runner-up (`BazaarEnv._seller_turn`)
+            best = max(b[0] for b in bids)
+            lead = self._pick([b[1] for b in bids if b[0] == best], "best bid")
+            p, _, raise_, msg = next(b for b in bids if b[1] == lead)
+            h.runner_up = max([b[0] for b in bids if b[1] != lead], default=0.0)
+            h._seller_turn(p, raise_, msg, {})
+            t = h.transcript.turns[-1]   # the seller's answer, the last turn `_seller_turn` recorded
+            if t.action == "accept":
+                self._broadcast(open_, "accept", t.price, t.message, t.data)
+                self._sell(lead, p, "deal_seller_accepted", comps, open_)
+            else:
+                self._broadcast(open_, t.action, t.price, t.message, t.data)
+                if t.action != "counter":
+                    for a in open_: self.seats[a]._end_deal(None, "seller_walked" if t.action == "walk" else "timeout", comps[a])
+    open_ = [a for a in active if not self.seats[a].s.done]
+    if open_ and self.round >= self.task.max_rounds and moves:   # no bid in the last round: time is up
+        for a in open_: self.seats[a]._end_deal(None, "timeout", comps[a])
+        open_ = []
+    if not open_ and not hs.done:
+        h._end_deal(None, "timeout" if self.round >= self.task.max_rounds else "buyer_walked", {})
+    for a in active:
+        seat, c = self.seats[a], comps[a]
+        if moves and (a not in errors or not seat.s.done): c["shaping"] = seat._phi() - phi0[a]
+        info = {"reward_components": c}
+        obs = seat._obs()
+        if a in errors:
+            info.update({k: v for k, v in errors[a].items() if k in ("error", "truncated")})
+            obs["last_error"] = errors[a]["error"]
+        r = sum(c.values())
+        self.returns[a] += r
+        if seat.s.done: info["episode"] = self.outcome(a) | seat._episode_info()
+        out[a] = StepResult(obs, r, seat.s.done, info)
+    self.agents = [a for a in self.agents if not self.seats[a].s.done]
+    if not self.agents: self._close()
+    return out
 
 # %% ../../nbs/16_bazaar_arena.ipynb #e9ff8b6b
 def _policies(policies) -> list:
