@@ -145,7 +145,7 @@ def reply_json(arena: str,            # "bazaar" or "market"
     if compact and obs is not None and (write := arena_prompting(arena).get("write_reply")): reply = write(reply, obs)
     return None if reply is None else json.dumps(reply, ensure_ascii=False)
 
-# %% ../nbs/40_agents.ipynb #cb28bf4b
+# %% ../nbs/40_agents.ipynb #06726159
 PROMPT_STYLE_FILE = "bazaarbatna.json"   # written beside a trained adapter: the prompt style it was trained on
 
 def prompt_style(compact: bool,         # trained on compact prompts
@@ -193,6 +193,7 @@ def adapter_base(folder) -> str:
     if "/" not in base or Path(base).name == embedded_model_dir().name: return "embedded"
     return base   # a hub id
 
+# %% ../nbs/40_agents.ipynb #7bf45981
 _MODELS: dict = {}
 
 def load_policy_model(model: str = "embedded",  # name, hub id, folder or adapter folder
@@ -220,6 +221,7 @@ def release_policy_model(model: str = "embedded", device: str | None = None) -> 
         if torch.cuda.is_available(): torch.cuda.empty_cache()
     return found
 
+# %% ../nbs/40_agents.ipynb #e1c707c9
 class LLMPolicy:
     "A negotiating policy backed by a chat LLM; `act_batch` serves many episodes with one generate call."
     def __init__(self, arena: str = "bazaar",      # "bazaar" or "market"
