@@ -9,6 +9,7 @@ from __future__ import annotations
 import json, os, re, shutil, time
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from fastcore.basics import patch
 from transformers import TrainerCallback
 
 # %% auto #0
@@ -122,7 +123,7 @@ def erase_tree(path) -> int:
     return freed
 
 
-# %% ../../nbs/51_train_checkpoints.ipynb #334171f1
+# %% ../../nbs/51_train_checkpoints.ipynb #c5340576
 _CKPT = re.compile(r"^checkpoint-(\d+)$")
 
 def list_checkpoints(out_dir) -> list[Path]:
@@ -142,19 +143,7 @@ def checkpoint_step(out_dir) -> int:
     last = latest_checkpoint(out_dir)
     return int(_CKPT.match(last.name).group(1)) if last else 0
 
-@contextmanager
-def _lean_save(trainer):
-    "Within: the trainer's checkpoint leaves out the tokenizer and the model cards (resume reads neither; `save_adapter` writes the tokenizer)."
-    tok, quiet = trainer.processing_class, lambda *a, **k: None
-    muted = [o for o in (trainer, trainer.model) if hasattr(type(o), "create_model_card") or hasattr(type(o), "create_or_update_model_card")]
-    trainer.processing_class = None
-    for o in muted: o.create_model_card = o.create_or_update_model_card = quiet   # instance attributes shadow the methods
-    try: yield
-    finally:
-        trainer.processing_class = tok
-        for o in muted:
-            for name in ("create_model_card", "create_or_update_model_card"): o.__dict__.pop(name, None)
-
+# %% ../../nbs/51_train_checkpoints.ipynb #4699c0bb
 class HostCopies:
     """Host copies of the tensors a checkpoint writes, in buffers reused from one save to the next (a checkpoint has the same
     tensors every step). From a GPU the buffers are pinned and filled without blocking: `ready` waits for the copies."""
@@ -212,6 +201,20 @@ def _deferred_writes(pending: list, copies: HostCopies | None = None):
     finally:
         for mod, name, write in originals: setattr(mod, name, write)
         copies.mark()
+
+# %% ../../nbs/51_train_checkpoints.ipynb #a84c2adc
+@contextmanager
+def _lean_save(trainer):
+    "Within: the trainer's checkpoint leaves out the tokenizer and the model cards (resume reads neither; `save_adapter` writes the tokenizer)."
+    tok, quiet = trainer.processing_class, lambda *a, **k: None
+    muted = [o for o in (trainer, trainer.model) if hasattr(type(o), "create_model_card") or hasattr(type(o), "create_or_update_model_card")]
+    trainer.processing_class = None
+    for o in muted: o.create_model_card = o.create_or_update_model_card = quiet   # instance attributes shadow the methods
+    try: yield
+    finally:
+        trainer.processing_class = tok
+        for o in muted:
+            for name in ("create_model_card", "create_or_update_model_card"): o.__dict__.pop(name, None)
 
 class StepCheckpointer(TrainerCallback):
     "Save an atomic checkpoint after every `every` optimizer steps, keeping the last `keep`."
@@ -314,35 +317,39 @@ class StepCheckpointer(TrainerCallback):
         for p in old:
             if p not in busy: erase_tree(p)
 
-    def _push(self, folder):
-        "Upload `folder` to the Hub (as `last-checkpoint`) in a thread. While one upload runs, only the newest checkpoint waits."
-        import threading
+# %% ../../nbs/51_train_checkpoints.ipynb #68254a47
+@patch
+def _push(self: StepCheckpointer, folder):
+    "Upload `folder` to the Hub (as `last-checkpoint`) in a thread. While one upload runs, only the newest checkpoint waits."
+    import threading
+    with self._push_lock:
+        self._push_next = folder
+        if self._pusher is None or not self._pusher.is_alive():
+            self._pusher = threading.Thread(target=self._push_loop, name="hub-push"); self._pusher.start()
+
+@patch
+def _push_loop(self: StepCheckpointer):
+    import sys
+    while True:
         with self._push_lock:
-            self._push_next = folder
-            if self._pusher is None or not self._pusher.is_alive():
-                self._pusher = threading.Thread(target=self._push_loop, name="hub-push"); self._pusher.start()
+            folder, self._push_next, self._uploading = self._push_next, None, self._push_next
+            if folder is None: self._pusher = None; return
+        try:
+            from huggingface_hub import create_repo, upload_folder
+            if not self._repo_made:   # a new repo is private; an existing one is left as it is
+                create_repo(self.hub_repo, exist_ok=True, private=True); self._repo_made = True
+            upload_folder(repo_id=self.hub_repo, folder_path=str(folder), path_in_repo="last-checkpoint")
+        except Exception as e:   # a network or auth failure must not stop training; it is reported, and the next save tries again
+            self.push_errors.append(f"{folder.name}: {e!r}")
+            print(f"[bazaarbatna] pushing {folder.name} to the Hub repo {self.hub_repo} failed: {e!r}; training goes on",
+                  file=sys.stderr, flush=True)
+        finally:
+            with self._push_lock: self._uploading = None
 
-    def _push_loop(self):
-        import sys
-        while True:
-            with self._push_lock:
-                folder, self._push_next, self._uploading = self._push_next, None, self._push_next
-                if folder is None: self._pusher = None; return
-            try:
-                from huggingface_hub import create_repo, upload_folder
-                if not self._repo_made:   # a new repo is private; an existing one is left as it is
-                    create_repo(self.hub_repo, exist_ok=True, private=True); self._repo_made = True
-                upload_folder(repo_id=self.hub_repo, folder_path=str(folder), path_in_repo="last-checkpoint")
-            except Exception as e:   # a network or auth failure must not stop training; it is reported, and the next save tries again
-                self.push_errors.append(f"{folder.name}: {e!r}")
-                print(f"[bazaarbatna] pushing {folder.name} to the Hub repo {self.hub_repo} failed: {e!r}; training goes on",
-                      file=sys.stderr, flush=True)
-            finally:
-                with self._push_lock: self._uploading = None
-
-    def wait_for_push(self):
-        "Return once no upload to the Hub is running or waiting (the end of training waits for the last checkpoint's)."
-        while (t := self._pusher) is not None and t.is_alive(): t.join()
+@patch
+def wait_for_push(self: StepCheckpointer):
+    "Return once no upload to the Hub is running or waiting (the end of training waits for the last checkpoint's)."
+    while (t := self._pusher) is not None and t.is_alive(): t.join()
 
 # %% ../../nbs/51_train_checkpoints.ipynb #602c8c8d
 def plain_cpu_device(args) -> bool:
