@@ -401,7 +401,8 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
         groups = ((res.get("grpo") or read_json(out / "pipeline.json", {}).get("grpo") or {}).get("groups")
                   if rec.get("eval", {}).get("train_check") and grpo_dir.exists() else None)
         if groups:   # the sanity check of an RL loop: on the very seeds it trained on, did GRPO raise the return it optimized?
-            start = {"sft": models["sft+dagger" if "sft+dagger" in models else "sft"]} if "sft" in models else {"base": model}
+            first = "sft+dagger" if "sft+dagger" in models else "sft"   # the stage GRPO started from
+            start = {first: models[first]} if "sft" in models else {"base": model}
             tc = evaluate_models(out / "train_check", {**start, "sft+grpo": str(grpo_dir), **sampled}, [a for a in arenas if a in groups],
                                  task_seeds=groups, scripted=False, compact=compact, max_new_tokens=reply_cap)
             res["train_check"] = {a: str(out / "train_check" / "eval" / a / "summary.json") for a in tc}
@@ -438,7 +439,8 @@ def _paired_goal(goal: str, what: str, d: dict) -> dict:
             "line": f"{what}: {d['mean_diff']:+.3f} reward per episode, 95% CI [{d['ci_lo']:+.3f}, {d['ci_hi']:+.3f}] over {d['n']} paired episodes: "
                     + ("yes, the CI is above 0." if met else "NOT shown, the CI includes 0." if d["ci_hi"] >= 0 else "NO, it is worse (the CI is below 0).")}
 
-def _pairs(summary: dict) -> dict:
+def _paired_by_stages(summary: dict) -> dict:
+    "An `evaluate_models` summary's paired differences by (stage, stage it is compared with), failed ones left out."
     return {(d["a"], d["b"]): d for d in summary.get("paired", []) if "error" not in d}
 
 def verdict(summary: dict,   # an `evaluate_models` summary of one arena
@@ -447,7 +449,7 @@ def verdict(summary: dict,   # an `evaluate_models` summary of one arena
            ) -> list[dict]:  # one {"goal", "met", "line"} per goal
     "The run's result against its goals, each in one plain line."
     rows = {r["policy"]: r for r in summary["rows"]}
-    pair = _pairs(summary)
+    pair = _paired_by_stages(summary)
     out = []
     if "sft" in rows:
         v = rows["sft"]["valid_json_rate"]
@@ -465,8 +467,8 @@ def verdict(summary: dict,   # an `evaluate_models` summary of one arena
                     "line": f"GRPO's training return (mean episode return per step) went from {first:+.3f} in the first {h} steps to "
                             f"{second:+.3f} in the last {len(steps) - h}: " + ("rising." if second > first else "NOT rising.")})
     if train_check:
-        tc = _pairs(train_check)
-        for start, name in (("sft", "SFT"), ("base", "the base model")):   # what GRPO started from (`run_pipeline`'s check)
+        tc = _paired_by_stages(train_check)
+        for start, name in (("sft+dagger", "SFT+DAgger"), ("sft", "SFT"), ("base", "the base model")):   # what GRPO started from
             if (d := tc.get(("sft+grpo", start))) is not None:
                 out.append(_paired_goal("grpo_on_trained_groups", f"On the groups GRPO trained on, it improves on {name}", d))
                 break
