@@ -466,12 +466,11 @@ def verdict(summary: dict,   # an `evaluate_models` summary of one arena
         out.append({"goal": "grpo_return_rising", "met": second > first,
                     "line": f"GRPO's training return (mean episode return per step) went from {first:+.3f} in the first {h} steps to "
                             f"{second:+.3f} in the last {len(steps) - h}: " + ("rising." if second > first else "NOT rising.")})
-    if train_check:
-        tc = _paired_by_stages(train_check)
-        for start, name in (("sft+dagger", "SFT+DAgger"), ("sft", "SFT"), ("base", "the base model")):   # what GRPO started from
-            if (d := tc.get(("sft+grpo", start))) is not None:
+    if train_check:   # its one pair: SFT+GRPO against the stage GRPO started from (`run_pipeline` names it)
+        for (a, start), d in _paired_by_stages(train_check).items():
+            if a == "sft+grpo":
+                name = {"sft": "SFT", "sft+dagger": "SFT+DAgger", "base": "the base model"}.get(start, start)
                 out.append(_paired_goal("grpo_on_trained_groups", f"On the groups GRPO trained on, it improves on {name}", d))
-                break
     return out
 
 # %% ../../nbs/55_train_pipeline.ipynb #a945ffce
