@@ -11,9 +11,9 @@ from ..core import ActionError, _num, ladder_price
 from .policies import buy_bid, counter_pitch_message, energy, open_jobs, runnable, sell_ask, useful_worth
 
 # %% auto #0
-__all__ = ['ROLE_BRIEF', 'COMPACT_ROLE', 'MENU_FREE', 'MENU_REPLY', 'OFFER_MESSAGE', 'PROMPTING', 'guard_payment', 'market_menu',
-           'offer_net', 'move_key', 'menu_text', 'offer_price', 'market_menu_lines', 'offer_message',
-           'standard_message', 'menu_action', 'read_move', 'move_reply', 'MenuTeacher']
+__all__ = ['ROLE_BRIEF', 'COMPACT_ROLE', 'OFFER_MESSAGE', 'MENU_REPLY', 'MENU_FREE', 'PROMPTING', 'guard_payment', 'offer_net',
+           'offer_price', 'offer_message', 'standard_message', 'market_menu', 'move_key', 'menu_text',
+           'market_menu_lines', 'menu_action', 'read_move', 'move_reply', 'MenuTeacher']
 
 # %% ../../nbs/26_market_prompts.ipynb #6f108b92
 ROLE_BRIEF = ("You are an AI lab trading scarce GPU blocks in a market of labs. You have a budget and private "
@@ -35,10 +35,57 @@ def guard_payment(action: dict, obs: dict) -> dict:
     cap = math.floor(budget * 100) / 100
     return {**action, "payment": cap} if buying and action["payment"] > cap else action
 
-# %% ../../nbs/26_market_prompts.ipynb #54da3f18
-MENU_FREE = ("payment", "message", "conditions", "hours")   # the fields a menu reply writes itself; the menu fixes the rest
-_MENU_ASKS = {"send_offer": " +payment", "counter_offer": " +payment", "make_pitch": " +message"}   # a counter-pitch has its standard line
+# %% ../../nbs/26_market_prompts.ipynb #29d4507d
+def offer_net(offer: dict, obs: dict, jobs: list | None = None) -> float:
+    """What accepting an inbox offer nets the lab: a block's worth to it less the price when it buys, the price less the
+    worth when it sells; +inf for a coalition invite (the expert takes those first), 0 when the block is gone."""
+    if offer.get("kind") == "coalition": return math.inf
+    b = next((b for b in obs.get("blocks") or () if b["id"] == offer.get("block")), None)
+    if b is None: return 0.
+    w = useful_worth(obs, b, open_jobs(obs) if jobs is None else jobs)[0]
+    p = _num(offer.get("payment")) or 0.
+    return w - p if offer.get("kind") == "sell" else p - w
 
+def offer_price(move: dict, obs: dict, jobs: list | None = None) -> float | None:
+    """The price the expert names for an offer or counter-offer move, which the menu lists and a reply without a payment
+    goes at: `sell_ask` when the lab sells the block; when it buys one worth something to it, `buy_bid` at 60 % of the
+    worth, 10 points more for each earlier buy offer of this lab for the block (`my_offers`, up to 80 %: the expert's
+    second and third tries) and 70 % for a counter-offer; None for other moves and blocks worth nothing."""
+    kind = move.get("action")
+    if kind not in ("send_offer", "counter_offer"): return None
+    blocks = {b.get("id"): b for b in obs.get("blocks") or () if isinstance(b, dict)}
+    o = next((o for o in obs.get("offers") or () if o.get("id") == move.get("offer")), None) if kind == "counter_offer" else None
+    b = blocks.get(move.get("block") if kind == "send_offer" else (o or {}).get("block"))
+    if b is None: return None
+    if b.get("owner") == obs.get("lab"): return float(sell_ask(obs, b))
+    jobs = (open_jobs(obs) if obs.get("jobs") else []) if jobs is None else jobs
+    worth = useful_worth(obs, b, jobs)[0]
+    if worth <= 0: return None
+    tries = sum(1 for x in obs.get("my_offers") or () if x.get("kind") == "buy" and x.get("block") == b["id"] and x.get("to") == b.get("owner"))
+    share = .7 if kind == "counter_offer" else .6 + .1 * min(tries, 2)
+    bid = buy_bid(worth, energy(obs, b, jobs), _num(obs.get("budget")) or 0., share)
+    return float(bid) if bid >= .01 else None
+
+# %% ../../nbs/26_market_prompts.ipynb #c6e462bc
+OFFER_MESSAGE = "{} is a fair price for you; we pay on time."   # the rule judge gives it 0.85 (the expert's messages: ~1.0)
+
+def offer_message(payment) -> str:
+    "The standard line an offer carries under the menu: it only repeats the price."
+    return OFFER_MESSAGE.format(ladder_price(payment))
+
+def standard_message(action: dict, obs: dict) -> str | None:
+    """The line a menu move carries when its reply writes none: an offer's `offer_message` (it only repeats the price),
+    a counter-pitch's `counter_pitch_message` about a sell offer's block (the expert's own words, and the only offers it
+    counter-pitches); None for other moves (the expert counters an offer without a message), for other offers and when
+    the offer or its block is not in the observation."""
+    kind = action.get("action")
+    if kind == "send_offer": return offer_message(action["payment"]) if _num(action.get("payment")) is not None else None
+    if kind != "counter_pitch": return None
+    o = next((o for o in obs.get("offers") or () if o.get("id") == action.get("offer") and o.get("kind") == "sell"), None)
+    b = next((b for b in obs.get("blocks") or () if o is not None and b.get("id") == o.get("block")), None)
+    return counter_pitch_message(b) if b is not None else None
+
+# %% ../../nbs/26_market_prompts.ipynb #fe27c359
 def market_menu(obs: dict) -> list[dict]:
     """The market moves the rules allow now, with their ids and without payment or message ([] when the observation has no lab);
     allocations by job deadline, exchange blocks by worth less price and other labs' blocks by worth (those the expert could
@@ -86,15 +133,8 @@ def market_menu(obs: dict) -> list[dict]:
     # model that picked one had to invent its price (a full-format reply can still send it)
     return [m for m in moves if m["action"] not in ("send_offer", "counter_offer") or offer_price(m, obs, jobs) is not None]
 
-def offer_net(offer: dict, obs: dict, jobs: list | None = None) -> float:
-    """What accepting an inbox offer nets the lab: a block's worth to it less the price when it buys, the price less the
-    worth when it sells; +inf for a coalition invite (the expert takes those first), 0 when the block is gone."""
-    if offer.get("kind") == "coalition": return math.inf
-    b = next((b for b in obs.get("blocks") or () if b["id"] == offer.get("block")), None)
-    if b is None: return 0.
-    w = useful_worth(obs, b, open_jobs(obs) if jobs is None else jobs)[0]
-    p = _num(offer.get("payment")) or 0.
-    return w - p if offer.get("kind") == "sell" else p - w
+# %% ../../nbs/26_market_prompts.ipynb #7c227e1e
+_MENU_ASKS = {"send_offer": " +payment", "counter_offer": " +payment", "make_pitch": " +message"}   # a counter-pitch has its standard line
 
 def move_key(move: dict, obs: dict) -> str:
     "The words that name a menu move, as a reply copies them: its action, then its ids ('send_offer sell B3 to L1')."
@@ -102,6 +142,8 @@ def move_key(move: dict, obs: dict) -> str:
     if k != "send_offer": return " ".join([k, *(str(v) for f, v in move.items() if f != "action")])
     sell = any(b["id"] == move["block"] and b.get("owner") == obs.get("lab") for b in obs.get("blocks") or ())
     return f"{k} {'sell' if sell else 'buy'} {move['block']} {'to' if sell else 'from'} {move['target']}"
+
+_WORTH_NOTED = ("reserve_capacity", "send_offer", "accept_offer", "counter_offer")   # the moves that buy or sell a block
 
 def menu_text(moves: list[dict], obs: dict) -> str:
     """The menu as prompt lines: each move's key, then notes in brackets (an exchange block's price; for a move that trades a
@@ -127,28 +169,6 @@ def menu_text(moves: list[dict], obs: dict) -> str:
         lines.append(move_key(m, obs) + (f" ({', '.join(notes)})" if notes else "") + ask)
     return "Moves:\n" + "\n".join(lines)
 
-def offer_price(move: dict, obs: dict, jobs: list | None = None) -> float | None:
-    """The price the expert names for an offer or counter-offer move, which the menu lists and a reply without a payment
-    goes at: `sell_ask` when the lab sells the block; when it buys one worth something to it, `buy_bid` at 60 % of the
-    worth, 10 points more for each earlier buy offer of this lab for the block (`my_offers`, up to 80 %: the expert's
-    second and third tries) and 70 % for a counter-offer; None for other moves and blocks worth nothing."""
-    kind = move.get("action")
-    if kind not in ("send_offer", "counter_offer"): return None
-    blocks = {b.get("id"): b for b in obs.get("blocks") or () if isinstance(b, dict)}
-    o = next((o for o in obs.get("offers") or () if o.get("id") == move.get("offer")), None) if kind == "counter_offer" else None
-    b = blocks.get(move.get("block") if kind == "send_offer" else (o or {}).get("block"))
-    if b is None: return None
-    if b.get("owner") == obs.get("lab"): return float(sell_ask(obs, b))
-    jobs = (open_jobs(obs) if obs.get("jobs") else []) if jobs is None else jobs
-    worth = useful_worth(obs, b, jobs)[0]
-    if worth <= 0: return None
-    tries = sum(1 for x in obs.get("my_offers") or () if x.get("kind") == "buy" and x.get("block") == b["id"] and x.get("to") == b.get("owner"))
-    share = .7 if kind == "counter_offer" else .6 + .1 * min(tries, 2)
-    bid = buy_bid(worth, energy(obs, b, jobs), _num(obs.get("budget")) or 0., share)
-    return float(bid) if bid >= .01 else None
-
-_WORTH_NOTED = ("reserve_capacity", "send_offer", "accept_offer", "counter_offer")   # the moves that buy or sell a block
-
 def market_menu_lines(obs: dict) -> str:
     "The market's compact-prompt hint: its menu of moves ('' when the observation has no lab)."
     moves = market_menu(obs)
@@ -158,23 +178,8 @@ MENU_REPLY = (' Reply with one JSON object only: {"move": "<one of the listed mo
               'to a move marked +payment and "message": "<text>" to one marked +message (an offer listed with its bid or ask goes at that '
               'price unless the reply names another; any move may carry a message).')   # the compact system message's reply format
 
-OFFER_MESSAGE = "{} is a fair price for you; we pay on time."   # the rule judge gives it 0.85 (the expert's messages: ~1.0)
-
-def offer_message(payment) -> str:
-    "The standard line an offer carries under the menu: it only repeats the price."
-    return OFFER_MESSAGE.format(ladder_price(payment))
-
-def standard_message(action: dict, obs: dict) -> str | None:
-    """The line a menu move carries when its reply writes none: an offer's `offer_message` (it only repeats the price),
-    a counter-pitch's `counter_pitch_message` about a sell offer's block (the expert's own words, and the only offers it
-    counter-pitches); None for other moves (the expert counters an offer without a message), for other offers and when
-    the offer or its block is not in the observation."""
-    kind = action.get("action")
-    if kind == "send_offer": return offer_message(action["payment"]) if _num(action.get("payment")) is not None else None
-    if kind != "counter_pitch": return None
-    o = next((o for o in obs.get("offers") or () if o.get("id") == action.get("offer") and o.get("kind") == "sell"), None)
-    b = next((b for b in obs.get("blocks") or () if o is not None and b.get("id") == o.get("block")), None)
-    return counter_pitch_message(b) if b is not None else None
+# %% ../../nbs/26_market_prompts.ipynb #99787b65
+MENU_FREE = ("payment", "message", "conditions", "hours")   # the fields a menu reply writes itself; the menu fixes the rest
 
 def menu_action(reply: dict, obs: dict) -> dict:
     "The action a menu reply {'move': '<a listed move>', ...} names: that move's fixed fields plus the reply's own free fields."
@@ -204,6 +209,7 @@ def move_reply(action: dict, obs: dict) -> dict | None:
     if price is not None and _num(free.get("payment")) == ladder_price(price): del free["payment"]   # the listed price
     return {"move": move_key(fixed, obs), **free} if fixed in market_menu(obs) else None
 
+# %% ../../nbs/26_market_prompts.ipynb #2cb3ce3f
 class MenuTeacher:
     """A market policy as the SFT teacher for compact prompts: an offer goes at the price its menu line lists
     (`offer_price`) with a message of one short line that only repeats it (`OFFER_MESSAGE`), a counter-pitch with its
