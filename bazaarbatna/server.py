@@ -6,12 +6,12 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/server.html.md"""
 
 # %% ../nbs/60_server.ipynb #42600943
 from __future__ import annotations
-import asyncio, json, math, os, secrets, socket, statistics, subprocess, sys, threading, time
+import asyncio, json, math, os, re, secrets, socket, statistics, subprocess, sys, threading, time
 from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from . import arenas as _arenas
-from .core import ActionError
+from .core import ActionError, is_text
 
 # OpenEnv's package __init__ also imports its Gradio web interface (~4 s); we never serve it, so skip that
 # import unless something imported it already. The entry is removed afterwards, so a later import still works.
@@ -37,11 +37,12 @@ finally:
 
 # %% auto #0
 __all__ = ['MAX_SESSIONS', 'MAX_MESSAGE_BYTES', 'SESSION_TIMEOUT_S', 'MAX_TEXT_CHARS', 'ENV_VARS', 'MAX_SEED', 'ERRORS',
-           'NO_SESSION', 'REPLICA_HEADER', 'REPLICA_COOKIE', 'CLIENTS', 'json_int', 'ArenaAction', 'action_model',
-           'ArenaObservation', 'ArenaState', 'observation_model', 'EpisodeError', 'ArenaEnvironment',
+           'NO_SESSION', 'QUICK_JSON_CHARS', 'REPLICA_HEADER', 'REPLICA_COOKIE', 'CLIENTS', 'json_int', 'ArenaAction',
+           'action_model', 'ArenaObservation', 'ArenaState', 'observation_model', 'EpisodeError', 'ArenaEnvironment',
            'environment_class', 'ErrorBody', 'ArenaServer', 'ResetBody', 'reset_body', 'SessionBody', 'SessionResult',
-           'HighlightBody', 'arena_router', 'LimitMiddleware', 'ReplicaMiddleware', 'replica_name', 'create_app',
-           'serve', 'ServerThread', 'ServerError', 'ArenaClient', 'BazaarEnv', 'MarketEnv', 'bench_server']
+           'HighlightBody', 'arena_router', 'json_problem', 'LimitMiddleware', 'ReplicaMiddleware', 'replica_name',
+           'create_app', 'serve', 'ServerThread', 'ServerError', 'ArenaClient', 'BazaarEnv', 'MarketEnv',
+           'bench_server']
 
 # %% ../nbs/60_server.ipynb #b0b9cff0
 MAX_SESSIONS = 64               # open sessions (WebSocket + HTTP) across both arenas
@@ -256,14 +257,14 @@ ERRORS = {
     404: "unknown or expired session_id; unknown arena; unknown path",
     409: "no session named (use POST /reset first, or the WebSocket at /ws); the session belongs to a WebSocket; step before reset or after the episode ended",
     413: "request body larger than max_message_bytes",
-    422: "malformed JSON or a body/action that fails validation (wrong type, unknown action, missing or out-of-range field); names the field",
+    422: "malformed JSON, or JSON the server does not read (nested too deeply, an integer of more than 4,300 digits, a lone surrogate); or a body/action that fails validation (wrong type, unknown action, missing or out-of-range field); names the field",
     429: "max_sessions sessions are open; close one (POST /close, or close the WebSocket) or retry later",
 }
 
 def _doc(*codes): return {c: {"model": ErrorBody, "description": ERRORS[c]} for c in codes}
 
-NO_SESSION = ("this request needs a session: open one with POST /reset (it returns session_id) and pass it as "
-              "the body field session_id or the X-Session-Id header, or use the WebSocket at /ws for a persistent session")
+NO_SESSION = ("this request needs a session: open one with POST /{arena}/reset (it returns session_id) and pass it as "
+              "the body field session_id or the X-Session-Id header, or use the WebSocket at /{arena}/ws for a persistent session")
 
 class ArenaServer(HTTPEnvServer):
     "OpenEnv's `HTTPEnvServer` for one arena, with a capacity shared across arenas and per-session HTTP."
@@ -294,9 +295,11 @@ class ArenaServer(HTTPEnvServer):
 
     def owned(self, sid: Optional[str]):
         "The env of HTTP session `sid`, or the HTTPException that explains why not."
-        if not sid: raise HTTPException(409, NO_SESSION)
+        if not sid: raise HTTPException(409, NO_SESSION.format(arena=self.arena))
         env = self._sessions.get(sid, KeyError)
         if env is KeyError:
+            other = next((s.arena for s in self.pool["servers"] if sid in s._sessions), None)
+            if other: raise HTTPException(404, f"session_id {sid!r:.80} is a {other} session, not a {self.arena} one; send it to the /{other}/ routes")
             raise HTTPException(404, f"unknown session_id {sid!r:.80}: never opened here (replica {self.pool.get('replica')!r}), closed, or idle longer than "
                                      f"{self._session_idle_timeout_s}s; POST /{self.arena}/reset without session_id opens a new one")
         if sid not in self.http_sessions:
@@ -421,7 +424,7 @@ def arena_router(srv: ArenaServer) -> APIRouter:
              summary="Score of a session: current episode and totals over its finished episodes")
     async def score(session_id: Optional[str] = Query(None, max_length=64), x_session_id: Optional[str] = Header(None, max_length=64)) -> dict:
         sid = session_id or x_session_id
-        if not sid: raise HTTPException(409, NO_SESSION + "; over the WebSocket, the state message carries the score")
+        if not sid: raise HTTPException(409, NO_SESSION.format(arena=arena) + "; over the WebSocket, the state message carries the score")
         env = srv.find(sid)
         if env is None: raise HTTPException(404, f"unknown session_id {sid!r:.80}")
         return env.score()
@@ -435,14 +438,52 @@ def arena_router(srv: ArenaServer) -> APIRouter:
 
     for r in sub.router.routes:       # OpenEnv's POST /mcp reads a body too: `LimitMiddleware` answers 413 there as well
         if "POST" in (getattr(r, "methods", None) or ()) and 413 not in r.responses: r.responses.update(_doc(413))
+        if getattr(r, "path", "") == "/mcp":   # kept: `openenv validate` requires it to answer JSON-RPC
+            r.summary = "MCP (OpenEnv's route): the arenas serve no MCP tools, so every call gets a JSON-RPC error"
     router = APIRouter()
     router.routes.extend(r for r in sub.router.routes if not any(t in getattr(r, "path", "") for t in _TASK_API))
     router.on_startup.extend(sub.router.on_startup); router.on_shutdown.extend(sub.router.on_shutdown)
     return router
 
+# %% ../nbs/60_server.ipynb #42b7bc43
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")   # a JSON escape of a surrogate code point (\ud800-\udfff)
+QUICK_JSON_CHARS = 500   # shorter text without a surrogate escape cannot nest past the parser's recursion limit,
+                         # nor hold an integer of 4,300 digits
+_JSON_KIND = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean", type(None): "null"}
+
+def _strings(v):
+    "Every string in a parsed JSON value, keys included (a loop, not recursion: the value may nest deep)."
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        if type(x) is str: yield x
+        elif type(x) is dict: todo.extend(x); todo.extend(x.values())
+        elif type(x) is list: todo.extend(x)
+
+def json_problem(text: str,
+                 want_object: bool = False,  # a message must be one JSON object (the WebSocket's rule)
+                ) -> str | None:
+    """Why `text` would break the plain `json.loads` that FastAPI and OpenEnv call, or None. Bad syntax is not
+    such a problem: they answer it themselves (422, `INVALID_JSON`)."""
+    esc = _SURROGATE_ESCAPE.search(text) is not None
+    if not esc and len(text) < QUICK_JSON_CHARS and (not want_object or text.lstrip()[:1] == "{"): return None
+    try: v = json.loads(text)
+    except RecursionError: return "the JSON nests too deeply for the parser; send one flat object"
+    except json.JSONDecodeError: return None
+    except ValueError: return f"the JSON holds an integer of more than {sys.get_int_max_str_digits()} digits, more than Python reads"
+    if want_object and type(v) is not dict:
+        return f'a message is one JSON object, like {{"type": "step", "data": {{...}}}}, not {_JSON_KIND[type(v)]}'
+    if esc:
+        for s in _strings(v):
+            if not is_text(s):
+                c = next(ch for ch in s if "\ud800" <= ch <= "\udfff")
+                return f"a string holds a lone surrogate (U+{ord(c):04X}), which is not Unicode text; send UTF-8 text"
+    return None
+
+
 # %% ../nbs/60_server.ipynb #99bc114b
 class LimitMiddleware:
-    "ASGI middleware: 413 for oversized HTTP bodies; an error frame for oversized WebSocket messages."
+    "ASGI middleware: 413 for oversized HTTP bodies, 400 for non-UTF-8 ones, 422 for a `json_problem`; error frames for the same over WebSocket."
     def __init__(self, app, max_bytes: int = MAX_MESSAGE_BYTES): self.app, self.max_bytes = app, max_bytes
 
     def _too_big(self, n): return f"message is {n} bytes; the limit is {self.max_bytes} bytes (max_message_bytes)"
@@ -451,14 +492,18 @@ class LimitMiddleware:
         if scope["type"] == "http":
             cl = dict(scope.get("headers") or []).get(b"content-length")
             if cl is not None and cl.isdigit() and int(cl) > self.max_bytes:
-                return await self._reject(send, self._too_big(int(cl)))
+                return await self._reject(send, 413, self._too_big(int(cl)))
             body, more, msgs = b"", True, []
             if scope.get("method") in ("POST", "PUT", "PATCH"):
                 while more:
                     m = await receive(); msgs.append(m)
                     if m["type"] != "http.request": break
                     body += m.get("body", b""); more = m.get("more_body", False)
-                    if len(body) > self.max_bytes: return await self._reject(send, self._too_big(len(body)) + " (or more)")
+                    if len(body) > self.max_bytes: return await self._reject(send, 413, self._too_big(len(body)) + " (or more)")
+                try: text = body.decode()
+                except UnicodeDecodeError as e:
+                    return await self._reject(send, 400, f"could not parse the body: it is not UTF-8 text (byte 0x{body[e.start]:02x} at position {e.start})")
+                if p := json_problem(text): return await self._reject(send, 422, [{"type": "json_invalid", "loc": ["body"], "msg": p}])
                 replay = [{"type": "http.request", "body": body, "more_body": False}] if msgs and msgs[-1]["type"] == "http.request" else msgs
                 async def receive_again():
                     return replay.pop(0) if replay else await receive()
@@ -471,17 +516,19 @@ class LimitMiddleware:
                     if m["type"] == "websocket.receive":
                         t = m.get("text")
                         n = len(m.get("bytes") or b"") if t is None else len(t) if len(t) * 4 <= self.max_bytes else len(t.encode())
-                        if n > self.max_bytes:
-                            err = {"type": "error", "data": {"code": "MESSAGE_TOO_LARGE", "message": self._too_big(n)}}
-                            await send({"type": "websocket.send", "text": json.dumps(err)})
-                            continue
+                        if n > self.max_bytes: code, msg = "MESSAGE_TOO_LARGE", self._too_big(n)
+                        elif t is None: code, msg = "INVALID_JSON", "send each message as a text frame of JSON, not a binary frame"
+                        elif p := json_problem(t, want_object=True): code, msg = "INVALID_JSON", p
+                        else: return m
+                        await send({"type": "websocket.send", "text": json.dumps({"type": "error", "data": {"code": code, "message": msg}})})
+                        continue
                     return m
             return await self.app(scope, guarded_receive, send)
         return await self.app(scope, receive, send)
 
-    async def _reject(self, send, msg):
-        body = json.dumps({"detail": msg}).encode()
-        await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    async def _reject(self, send, status: int, detail):
+        body = json.dumps({"detail": detail}).encode()
+        await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
 
 # %% ../nbs/60_server.ipynb #5ae3e770
@@ -509,9 +556,10 @@ def replica_name(name: str | None = None) -> str:
 
 # %% ../nbs/60_server.ipynb #d200a837
 def _json_safe(x):
-    "`x` with non-finite floats as strings, so an error that echoes a NaN input still renders as JSON."
+    "`x` with non-finite floats as strings and lone surrogates escaped, so an error that echoes any input renders as JSON."
     if isinstance(x, float) and not math.isfinite(x): return repr(x)
-    if isinstance(x, dict): return {k: _json_safe(v) for k, v in x.items()}
+    if isinstance(x, str): return x if is_text(x) else x.encode("utf-8", "backslashreplace").decode()
+    if isinstance(x, dict): return {_json_safe(k): _json_safe(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)): return [_json_safe(v) for v in x]
     return x
 
@@ -524,6 +572,13 @@ def _env_default(name, default, cast):
     v = os.environ.get(ENV_VARS[name])
     return default if v in (None, "") else cast(v)
 
+def _limit(name: str, v, default, cast):
+    "A limit given as a parameter, else from its environment variable, else `default`; positive, or a ValueError naming it."
+    v = _env_default(name, default, cast) if v is None else v
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < float("inf"):
+        raise ValueError(f"{name} must be a positive number, got {v!r:.40}")
+    return v
+
 def create_app(arenas: tuple = None,                 # arenas to serve; the first is also served at the root (default: both)
                max_sessions: int = None,              # open sessions across arenas (default MAX_SESSIONS)
                max_message_bytes: int = None,         # largest HTTP body / WebSocket message (default MAX_MESSAGE_BYTES)
@@ -534,9 +589,9 @@ def create_app(arenas: tuple = None,                 # arenas to serve; the firs
     from bazaarbatna import __version__
     arenas = tuple(arenas or _env_default("arenas", "bazaar,market", lambda s: s).split(","))
     for a in arenas: _arenas.get_arena(a)   # fail fast on an unknown arena
-    max_sessions = max_sessions or _env_default("max_sessions", MAX_SESSIONS, int)
-    max_message_bytes = max_message_bytes or _env_default("max_message_bytes", MAX_MESSAGE_BYTES, int)
-    session_timeout_s = session_timeout_s or _env_default("session_timeout_s", SESSION_TIMEOUT_S, float)
+    max_sessions = _limit("max_sessions", max_sessions, MAX_SESSIONS, int)
+    max_message_bytes = _limit("max_message_bytes", max_message_bytes, MAX_MESSAGE_BYTES, int)
+    session_timeout_s = _limit("session_timeout_s", session_timeout_s, SESSION_TIMEOUT_S, float)
     app = FastAPI(title="BazaarBATNA OpenEnv server", version=__version__,
                   description="The bazaar and the GPU market as OpenEnv environments. WebSocket sessions at /{arena}/ws; "
                               "per-session HTTP at /{arena}/reset|step|state|close; the first arena is also served at the root. "
@@ -567,7 +622,7 @@ def create_app(arenas: tuple = None,                 # arenas to serve; the firs
     @app.get("/score", tags=["BazaarBATNA"], responses=_doc(404, 409, 422), summary="Score of any session, by id")
     async def any_score(session_id: Optional[str] = Query(None, max_length=64), x_session_id: Optional[str] = Header(None, max_length=64)) -> dict:
         sid = session_id or x_session_id
-        if not sid: raise HTTPException(409, NO_SESSION + "; over the WebSocket, the state message carries the score")
+        if not sid: raise HTTPException(409, NO_SESSION.format(arena=arenas[0]) + "; over the WebSocket, the state message carries the score")
         env = next(iter(servers.values())).find(sid)
         if env is None: raise HTTPException(404, f"unknown session_id {sid!r:.80}")
         return env.score()
@@ -597,6 +652,8 @@ def serve(host: str = "127.0.0.1",           # interface; "0.0.0.0" to accept ou
           log_level: str = "info"):
     "Serve the arenas with uvicorn until interrupted."
     import uvicorn
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port must be a whole number from 0 to 65535 (0: any free port), got {port!r:.40}")
     app = create_app(arenas, max_sessions=max_sessions, max_message_bytes=max_message_bytes, session_timeout_s=session_timeout_s)
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=max(4 * max_message_bytes, 1 << 20))
 

@@ -44,6 +44,10 @@ BAD_HTTP = [  # (method, path, kwargs, status, text the detail must contain)
     ("post", "/reset", {"json": {"task": "casino"}}, 422, "task"),          # the schema's enum of the arena's tasks
     ("post", "/reset", {"json": {"seed": 2**53}}, 422, "seed"),             # past MAX_SEED, as the schema says
     ("post", "/reset", {"content": b'{"seed": "\x80"}', "headers": {"content-type": "application/json"}}, 400, "pars"),   # not UTF-8
+    ("post", "/reset", {"content": b'{"seed": ' + b"9" * 5000 + b"}", "headers": {"content-type": "application/json"}}, 422, "4300 digits"),
+    ("post", "/reset", {"content": b"[" * 3000 + b"]" * 3000, "headers": {"content-type": "application/json"}}, 422, "nests too deeply"),
+    ("post", "/reset", {"content": b'{"task": "single_\\ud800"}', "headers": {"content-type": "application/json"}}, 422, "U+D800"),
+    ("post", "/step", {"content": b'{"session_id": "x", "action": {"text": "hi \\ud800"}}', "headers": {"content-type": "application/json"}}, 422, "surrogate"),
     ("post", "/reset", {"json": {"colour": "red"}}, 422, "colour"),
     ("post", "/reset", {"json": [1, 2]}, 422, ""),
     ("post", "/reset", {"json": {"session_id": "no-such-session"}}, 404, "unknown session_id"),
@@ -116,6 +120,15 @@ def test_http_never_acts_on_a_websocket_session(server, c):
             assert json.loads(await ws.recv())["data"]["step_count"] == 0
     asyncio.run(main())
 
+def test_a_session_sent_to_the_other_arena_is_named_as_such(c):
+    if len(ARENAS) < 2: pytest.skip("one arena served")
+    sid = open_session(c, ARENAS[1])
+    r = c.post(f"/{A}/step", json={"session_id": sid, "action": {"text": "hi"}})
+    assert r.status_code == 404 and f"is a {ARENAS[1]} session" in r.json()["detail"] and f"/{ARENAS[1]}/" in r.json()["detail"]
+    r = c.get(f"/{ARENAS[1]}/score")
+    assert r.status_code == 409 and f"POST /{ARENAS[1]}/reset" in r.json()["detail"]
+    c.post(f"/{ARENAS[1]}/close", json={"session_id": sid})
+
 def test_two_http_sessions_are_separate(c):
     s1, s2 = open_session(c), open_session(c)
     a = first_action(A)
@@ -127,8 +140,8 @@ def test_two_http_sessions_are_separate(c):
 def test_websocket_errors_keep_the_session(server):
     async def main():
         async with connect(ws_url(server)) as ws:
-            async def ask(m):
-                await ws.send(m if isinstance(m, str) else json.dumps(m)); return json.loads(await ws.recv())
+            async def ask(m):   # a str or bytes goes as it is (bytes: a binary frame)
+                await ws.send(m if isinstance(m, (str, bytes)) else json.dumps(m)); return json.loads(await ws.recv())
             assert "reset first" in (await ask({"type": "step", "data": {"text": "{}"}}))["data"]["message"]
             assert (await ask({"type": "reset", "data": {"seed": 9}}))["type"] == "observation"
             for m, code in [("not json", "INVALID_JSON"), ({"type": "dance"}, "UNKNOWN_TYPE"),
@@ -138,9 +151,13 @@ def test_websocket_errors_keep_the_session(server):
                             ({"type": "reset", "data": {"task": "casino"}}, "EXECUTION_ERROR"),
                             ({"type": "reset", "data": {"seed": "x"}}, "EXECUTION_ERROR"),
                             ({"type": "reset", "data": {"colour": 1}}, "EXECUTION_ERROR"),
-                            ({"type": "step", "data": {"text": "x" * (LIMIT + 10)}}, "MESSAGE_TOO_LARGE")]:
+                            ({"type": "step", "data": {"text": "x" * (LIMIT + 10)}}, "MESSAGE_TOO_LARGE"),
+                            ('{"type": "step", "data": {"text": "hi \\ud800"}}', "INVALID_JSON"),      # a lone surrogate
+                            ('{"type": "reset", "data": {"seed": ' + "9" * 5000 + "}}", "INVALID_JSON"),
+                            ('{"type": "step", "data": {"action": "walk", "x": ' + "[" * 3000 + "]" * 3000 + "}}", "INVALID_JSON"),
+                            ("[1, 2]", "INVALID_JSON"), ("5", "INVALID_JSON"), (b'{"type": "state"}', "INVALID_JSON")]:
                 r = await ask(m)
-                assert r["type"] == "error" and r["data"]["code"] == code, (m if isinstance(m, str) else str(m)[:80], r)
+                assert r["type"] == "error" and r["data"]["code"] == code, (str(m)[:80], r)
                 assert r["data"]["message"]
             st = await ask({"type": "state"})
             assert st["data"]["step_count"] == 0 and st["data"]["seed"] == 9   # nothing above touched the episode
@@ -208,6 +225,48 @@ def test_random_bodies_never_5xx(c):
         if path.endswith("/close") and r.status_code == 200 and r.json()["closed"] == sid:
             pass
     run()
+
+HOSTILE_TEXTS = ["\ud800", "\udfff x", "ok \ud83d", "\U0001F600", "\u202e\u0000", "\ufeff"]
+
+def test_hostile_json_never_5xx_and_keeps_websocket_sessions(server, c):
+    """A seeded fuzz of JSON that breaks a plain parser or an encoder: lone surrogates anywhere (strings and keys),
+    integers of any length, nesting of any depth. HTTP answers each with a documented 4xx; the WebSocket with an
+    error frame on a session that still plays."""
+    from hypothesis import given, settings, strategies as st, HealthCheck
+    sid = open_session(c)
+    text = st.text(st.characters(codec=None, categories=("Cs", "Lu", "Nd", "Zs", "So")), max_size=8) | st.sampled_from(HOSTILE_TEXTS)
+    # JSON texts, built as text: hypothesis cannot show an int of 4,300 digits, and json.dumps refuses to write one
+    leaf = (st.just("null") | st.integers().map(str) | st.integers(4290, 6000).map(lambda n: "9" * n)
+            | text.map(json.dumps))   # json.dumps escapes a lone surrogate as \ud800
+    js = st.recursive(leaf, lambda ch: st.lists(ch, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]")
+                      | st.lists(st.tuples(text, ch), max_size=3).map(lambda kv: "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in kv) + "}"),
+                      max_leaves=10)
+    def nest(v, d): return "[" * d + v + "]" * d
+    body = st.builds(lambda sid_, v, field: f'{{"session_id": {json.dumps(sid_)}, "{field}": {v}}}', st.sampled_from([sid, "x"]), js,
+                     st.sampled_from(["action", "seed", "task", "text"]))
+    deep = st.builds(nest, js, st.sampled_from([0, 10, 900, 3000]))
+    paths = [f"/{A}/reset", f"/{A}/step", f"/{A}/close"]
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(st.sampled_from(paths), body | deep)
+    def http(path, b):
+        r = c.post(path, content=b.encode(), headers={"content-type": "application/json"})
+        assert r.status_code < 500 and str(r.status_code) in {str(k) for k in ERRORS} | {"200"}, (path, b[:200], r.text[:300])
+        if path.endswith("/reset") and r.status_code == 200: c.post(f"/{A}/close", json={"session_id": r.json()["session_id"]})
+    http()
+    assert c.get(f"/{A}/state", params={"session_id": sid}).status_code == 200
+    async def ws_fuzz(msgs):
+        async with connect(ws_url(server)) as ws:
+            await ws.send(json.dumps({"type": "reset", "data": {"seed": 3}})); await ws.recv()
+            for m in msgs:
+                await ws.send(m); r = json.loads(await ws.recv())
+                assert r["type"] in ("error", "observation", "state"), (m[:200], r)
+            await ws.send(json.dumps({"type": "state"}))
+            assert json.loads(await ws.recv())["data"]["seed"] == 3   # the same connection, the same episode
+    frames = st.builds(lambda t, v: f'{{"type": "{t}", "data": {v}}}', st.sampled_from(["step", "reset", "state", "x"]), js) | deep
+    @settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(st.lists(frames, min_size=60, max_size=60))
+    def ws(msgs): asyncio.run(ws_fuzz(msgs))
+    ws()
 
 @pytest.mark.skipif("bazaar" not in ARENAS, reason="tells are a bazaar feature")
 def test_highlight(c):
