@@ -8,7 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_parallel.html.md"""
 from __future__ import annotations
 import string
 from types import SimpleNamespace
-from ..core import INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS
+from ..core import INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, make_rng
 from .env import make_env, TASKS, TaskConfig
 
 # %% auto #0
@@ -108,6 +108,7 @@ class MarketParallelEnv:
         self.possible_agents = [f"L{i}" for i in driven]
         self.agents, self.finished = list(self.possible_agents), set()
         self.render_mode = render_mode
+        self._next_seed, self._seeds = seed, make_rng(seed, "parallel resets")   # what an unseeded `reset` plays
         self._obs_space, self._act_spaces = None, {}   # made on first use: gymnasium is an extra
 
     @property
@@ -125,14 +126,25 @@ class MarketParallelEnv:
         return sp
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple:
-        "New episode; return (observations, infos) for every agent."
+        """New episode; return (observations, infos) for every agent. Without `seed`, the constructor's seed the first
+        time, then a new seed each time, drawn from the last seed given (as gymnasium's `reset` does)."""
+        if seed is None:
+            seed = self._next_seed if self._next_seed is not None else self._seeds.randrange(2**31)
+        elif isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        else: self._seeds = make_rng(seed, "parallel resets")
+        self._next_seed = None
         self.env.reset(seed)
         self.env.transcript.meta["parallel"] = True
         self.agents, self.finished = list(self.possible_agents), set()
         return {a: self.env.observe(int(a[1:])) for a in self.agents}, {a: {} for a in self.agents}
 
     def step(self, actions: dict) -> tuple:
-        "Carry out one action per acting agent (missing: `wait`), then the rest of the round."
+        """Carry out one action per acting agent (missing: `wait`), then the rest of the round. Actions of agents that
+        finished are ignored (their info says so). `actions` must be a dict whose keys are agents of this env."""
+        if not isinstance(actions, dict): raise TypeError(f"actions must be a dict of agent -> action, got {type(actions).__name__}")
+        unknown = [a for a in actions if a not in self.possible_agents]
+        if unknown: raise ValueError(f"no agents {unknown!r:.120} here; the agents are {self.possible_agents}")
         env = self.env
         live = list(self.agents)
         order = [a for a in live if a not in self.finished]
@@ -158,6 +170,8 @@ class MarketParallelEnv:
             trunc[a] = env.done and env.invalid[lab] >= MAX_INVALID_ACTIONS
             term[a] = env.done and not trunc[a]
             infos[a] = {"reward_components": comp, "finished": a in self.finished}
+            if a in actions and a not in order and actions[a] not in (None, {"action": "wait"}):
+                infos[a]["ignored"] = f"{a} stopped acting in round {env.stopped[lab]}: its action was ignored"
             if a in errors: infos[a]["error"] = errors[a].to_dict()
             if env.done: infos[a]["episode"] = env.episode_info(lab)
         if env.done: self.agents = []
