@@ -13,8 +13,9 @@ from typing import Any, Protocol, runtime_checkable
 # %% auto #0
 __all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng', 'sub_seed', 'ActionError',
            'short_repr', 'is_text', 'extract_json', 'num_text', 'ladder_price', 'Field', 'Refused', 'ActionSchema',
-           'StepResult', 'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash',
-           'sample_action', 'gym_view', 'interpreter']
+           'whole', 'real', 'pair', 'one_of', 'names_from', 'check_config', 'StepResult', 'Env', 'Policy',
+           'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash', 'sample_action', 'gym_view',
+           'interpreter']
 
 # %% ../nbs/00_core.ipynb #ef073422
 _new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
@@ -251,6 +252,34 @@ class ActionSchema:
                              "properties": {"action": {"const": name}, **{f.name: f.json_schema() for f in fs}},
                              "required": ["action", *(f.name for f in fs if f.required)]})
         return {"oneOf": variants}
+
+# %% ../nbs/00_core.ipynb #d06bb045
+def whole(lo: int = 0, hi: int | None = None):
+    "A test: a whole number from `lo` to `hi` (not a bool, not a float)."
+    return lambda v: type(v) is int and lo <= v and (hi is None or v <= hi)
+
+def real(lo: float = -math.inf, hi: float = math.inf):
+    "A test: a finite int or float from `lo` to `hi` (not a bool)."
+    return lambda v: type(v) in (int, float) and math.isfinite(v) and lo <= v <= hi
+
+def pair(test):
+    "A test: a (lo, hi) tuple or list whose ends pass `test`, with lo <= hi."
+    return lambda v: type(v) in (tuple, list) and len(v) == 2 and test(v[0]) and test(v[1]) and v[0] <= v[1]
+
+def one_of(*choices):
+    "A test: one of `choices`."
+    return lambda v: isinstance(v, str) and v in choices
+
+def names_from(choices):
+    "A test: a non-empty tuple or list of names, each in `choices`."
+    return lambda v: type(v) in (tuple, list) and len(v) > 0 and all(isinstance(x, str) and x in choices for x in v)
+
+def check_config(cfg, rules: dict):
+    "Raise a ValueError naming the first field of `cfg` that fails its rule; `rules`: field -> (test, what the field must be)."
+    for f, (ok, what) in rules.items():
+        v = getattr(cfg, f)
+        if not ok(v): raise ValueError(f"{f} must be {what}, got {short_repr(v)}")
+
 
 # %% ../nbs/00_core.ipynb #d7114bb5
 @dataclass(slots=True)

@@ -10,7 +10,8 @@ import copy, math, pickle, random, time
 from fastcore.basics import patch
 from dataclasses import dataclass, asdict, field
 from ..core import (interpreter, make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
-                              INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash, is_text)
+                              INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash, is_text,
+                              check_config, whole, real, pair, names_from)
 from .world import *
 from .world import World, Block, Lab, Job, Offer, Coalition, _trunc, _alive, _round, _new
 from .opponents import (act as opponent_act, respond, consent, on_join, pitch, SELL_MARGIN, BUY_FACTOR,
@@ -38,9 +39,16 @@ class TaskConfig:
     archetypes: tuple | None = None # opponent archetypes to draw from (None: all five)
 
     def __post_init__(self):
-        if not (type(self.n_labs) is int and 1 <= self.n_labs <= len(LAB_NAMES)):
-            raise ValueError(f"n_labs must be an integer from 1 to {len(LAB_NAMES)} (the market has {len(LAB_NAMES)} lab names: "
-                             f"{', '.join(LAB_NAMES)}); got {self.n_labs!r}")
+        check_config(self, {
+            "n_labs": (whole(1, len(LAB_NAMES)), f"an integer from 1 to {len(LAB_NAMES)} (the market has {len(LAB_NAMES)} lab names: "
+                                                 f"{', '.join(LAB_NAMES)})"),
+            "max_rounds": (whole(3, 100), "a whole number from 3 to 100 (the first deadlines fall in round 3)"),
+            "jobs_per_lab": (pair(whole(0, 10)), "a (lo, hi) pair of whole numbers from 0 to 10 with lo <= hi"),
+            "supply_ratio": (real(.01, 10.), "a number from 0.01 to 10"),
+            "exchange_share": (real(0., 1.), "a number from 0 to 1"),
+            "budget_frac": (real(0., 10.), "a number from 0 to 10"),
+            "n_shocks": (whole(0, len(SHOCK_KINDS)), f"a whole number from 0 to {len(SHOCK_KINDS)} (the shock kinds)"),
+            "archetypes": (lambda v: v is None or names_from(ARCHETYPES)(v), f"None or a non-empty tuple or list from {list(ARCHETYPES)}")})
 
     def describe(self) -> dict:
         "JSON-able description: name, difficulty, summary and parameters."
