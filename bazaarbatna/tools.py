@@ -26,10 +26,11 @@ def tool_method(name: str,    # the action's name, also the tool's
     params = ([_P("self", _P.POSITIONAL_OR_KEYWORD)] + [_P(f.name, _P.POSITIONAL_OR_KEYWORD, annotation=_PY_TYPES[f.kind]) for f in req]
               + [_P(f.name, _P.POSITIONAL_OR_KEYWORD, default=None, annotation=_PY_TYPES[f.kind] | None) for f in opt])
     sig = inspect.Signature(params, return_annotation=str)
+    names = [f.name for f in fields]
     def tool(self, *args, **kwargs):
-        try: b = sig.bind(self, *args, **kwargs)
-        except TypeError as e: return f"Invalid call: {e}. {name} takes {', '.join(f.name for f in fields) or 'no arguments'}."
-        return self._act({"action": name, **{k: v for k, v in list(b.arguments.items())[1:] if v is not None}})
+        try: given = dict(list(sig.bind(self, *args, **kwargs).arguments.items())[1:])
+        except TypeError: given = {**dict(zip(names, args)), **kwargs}   # the env judges the call as it came: no free tries
+        return self._act({**{k: v for k, v in given.items() if v is not None}, "action": name})
     tool.__name__ = tool.__qualname__ = name
     tool.__signature__, tool.__annotations__ = sig, {p.name: p.annotation for p in params[1:]} | {"return": str}
     choices = lambda f: f" (choices: {list(f.choices)})" if f.kind == "enum" else ""
