@@ -107,35 +107,38 @@ def _balanced_objects(text: str):
             depth -= 1
             if depth == 0: yield start, i + 1
 
+_JSON_STARTS = frozenset('{["-0123456789tfnNI')   # how a JSON value begins (N, I: NaN and Infinity, refused)
+_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false", type(None): "null"}
+
 def extract_json(text: str,  # a model's reply, or a JSON string
                 ) -> tuple[dict, bool]:  # the object, and whether the text was *only* that object
     "The first JSON object in `text`, and whether nothing but whitespace surrounded it."
     if not isinstance(text, str): raise ActionError("wrong_type", None, f"expected a JSON string, got {type(text).__name__}")
     stripped = text.strip()
-    if stripped.startswith("{"):
-        try:
-            obj = _loads(stripped)
-            if isinstance(obj, dict): return obj, True
+    if stripped[:1] in _JSON_STARTS:  # the whole reply is one JSON value: it is the action, or no action at all
+        try: obj = _loads(stripped)
         except json.JSONDecodeError: pass
+        else:
+            if isinstance(obj, dict): return obj, True
+            raise ActionError("not_object", None, f"the JSON must be an object like {{\"action\": ...}}, not {_JSON_KINDS.get(type(obj), 'that')}")
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text[s:e] for s, e in _balanced_objects(text)]
     for c in candidates:
         try: obj = _loads(c)
         except json.JSONDecodeError: continue
         if isinstance(obj, dict): return obj, False
-    if stripped.startswith(("[", '"')) or stripped[:1].isdigit():
-        try:
-            _loads(stripped)
-            raise ActionError("not_object", None, "the JSON must be an object like {\"action\": ...}")
-        except json.JSONDecodeError: pass
     raise ActionError("not_json", None, "no JSON object found; reply with one object like {\"action\": ...}")
 
 # %% ../nbs/00_core.ipynb #5a58d837
 def num_text(x) -> str:
     "`x` for people: thousands separators, never an exponent, no trailing zeros (`1e12` -> '1,000,000,000,000')."
     if isinstance(x, bool) or not isinstance(x, (int, float)): return str(x)
+    if isinstance(x, int):            # exact: never through a float (10**30 is not 1,000,000,000,000,000,019,884,624,838,656)
+        return f"{x:,}" if x.bit_length() <= 1024 else f"an integer of about {int(x.bit_length() * .30103)} digits"
     if not math.isfinite(x): return str(x)
     if x == int(x) and abs(x) < 1e18: return f"{int(x):,}"
-    return f"{x:,.6f}".rstrip("0").rstrip(".")
+    if abs(x) >= 1e18: return f"{x:.6g}"   # a float this large has no exact digits to show
+    s = f"{x:,.6f}".rstrip("0").rstrip(".")
+    return s if s.lstrip("-") != "0" else f"{x:.3g}"   # too small for six decimals: not "0"
 
 # %% ../nbs/00_core.ipynb #dd337aea
 def _num(x) -> float | None:
@@ -172,7 +175,8 @@ class Field:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise ActionError("wrong_type", n, f"{n} must be a number, got {type(v).__name__} {short_repr(v)}")
             if isinstance(v, int) and not -_FLOAT_MAX <= v <= _FLOAT_MAX:   # `math.isfinite` would overflow
-                raise ActionError("out_of_range", n, f"{n} is beyond the float range (a {v.bit_length()}-bit integer)")
+                size = "of more than 400 digits" if abs(v) == _HUGE else f"of about {int(v.bit_length() * .30103) + 1} digits"
+                raise ActionError("out_of_range", n, f"{n} is beyond the float range (an integer {size})")
             if not math.isfinite(v): raise ActionError("not_finite", n, f"{n} must be finite, got {v}")
             if k == "integer":
                 if v != int(v): raise ActionError("wrong_type", n, f"{n} must be a whole number, got {v}")
