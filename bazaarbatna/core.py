@@ -6,15 +6,15 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #1a977689
 from __future__ import annotations
-import hashlib, json, math, random, re
+import hashlib, json, math, operator, random, re
 from dataclasses import dataclass, field, asdict
 from typing import Any, Protocol, runtime_checkable
 
 # %% auto #0
-__all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng', 'sub_seed', 'ActionError',
-           'short_repr', 'is_text', 'extract_json', 'num_text', 'ladder_price', 'Field', 'Refused', 'ActionSchema',
-           'whole', 'real', 'pair', 'one_of', 'names_from', 'check_config', 'StepResult', 'Env', 'Policy',
-           'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash', 'sample_action', 'gym_view',
+__all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng', 'episode_seed', 'sub_seed',
+           'ActionError', 'short_repr', 'is_text', 'extract_json', 'num_text', 'ladder_price', 'Field', 'Refused',
+           'ActionSchema', 'whole', 'real', 'pair', 'one_of', 'names_from', 'check_config', 'StepResult', 'Env',
+           'Policy', 'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash', 'sample_action', 'gym_view',
            'interpreter']
 
 # %% ../nbs/00_core.ipynb #ef073422
@@ -31,6 +31,17 @@ def make_rng(seed: int,  # the episode seed
     _seed_mt(r, int.from_bytes(key + _sha512(key).digest(), "big"))
     r.gauss_next = None
     return r
+
+# %% ../nbs/00_core.ipynb #ec852493
+def episode_seed(seed) -> int:
+    "`seed` as an episode seed: an int, or a whole-number float (`5.0`); a bool, a string or `1.7` is a TypeError naming it."
+    if type(seed) is int: return seed
+    if not isinstance(seed, bool):
+        try: return operator.index(seed)          # NumPy's integers
+        except TypeError: pass
+        if type(seed) is float and seed.is_integer(): return int(seed)
+    raise TypeError(f"a seed is a whole number, got {type(seed).__name__} {seed!r:.40}")
+
 
 # %% ../nbs/00_core.ipynb #afc72e19
 def sub_seed(seed: int,  # the run's or the policy's seed

@@ -8,6 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/tools.html.md"""
 from __future__ import annotations
 import inspect
 from .arenas import get_arena
+from .core import episode_seed
 
 # %% auto #0
 __all__ = ['BazaarTools', 'MarketTools', 'TOOL_SYSTEM', 'tool_method', 'ArenaTools', 'tool_env', 'tool_chat_template',
@@ -54,10 +55,10 @@ class ArenaTools:
 
     def reset(self, task: str | None = None, seed: int | None = None, **row) -> str:
         "Start the episode the dataset row names and return its observation as text (TRL appends it to the prompt)."
-        task = task or self._task
+        task, seed = task or self._task, episode_seed(self._seed if seed is None else seed)
         if self._env is None or self._env_task != task:
-            self._env, self._env_task = self._arena.make_env(task, seed=int(self._seed if seed is None else seed)), task
-        obs = self._env.reset(seed=int(self._seed if seed is None else seed))
+            self._env, self._env_task = self._arena.make_env(task, seed=seed), task
+        obs = self._env.reset(seed=seed)
         self._return, self._done, self._steps = 0.0, False, 0
         return self._arena.render_observation(obs)
 

@@ -542,7 +542,8 @@ def test_reset_right_after_construction_is_the_drawn_episode(task):
         assert canonical_json(env.reset(s)) == canonical_json(obs) and env.state_key() == key   # played: drawn again
         assert env.reset(s + 1) != obs    # another seed
     env = make_env(task, 0)
-    assert env.reset(False) is not None and env.fresh is False   # False == 0, but another seed type: a full draw
+    with pytest.raises(TypeError, match="a seed is a whole number"): env.reset(False)   # a bool is no seed (`core.episode_seed`)
+    assert env.fresh == 0 and canonical_json(env.reset(0.0)) == canonical_json(make_env(task, 0).reset(0))   # 0.0 is seed 0
     assert make_env(task, 1, max_rounds=5).w.max_rounds == 5       # every configuration has its own setup
 
 

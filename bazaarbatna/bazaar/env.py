@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, asdict, replace
 from fastcore.basics import patch
 from ..core import (interpreter, ActionSchema, Field, ActionError, StepResult, Transcript, Turn, make_rng, version_hash,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, gym_view, is_text,
-                              check_config, whole, real, pair, one_of, names_from)
+                              check_config, whole, real, pair, one_of, names_from, episode_seed)
 from .catalog import listings_in, nice_round
 from .sellers import (PERSONAS, RuleSeller, LLMSeller, SellerView, SellerReply, price_tick, ceil_tick,
                                         counter_floor, guard_counter, seller_message, format_price, LEAK_BAND,
@@ -268,7 +268,7 @@ class BazaarEnv:
         self.seller = _seller_for(task, seller if seller is not None else task.seller)
         self._wants_dialogue = getattr(self.seller, "wants_dialogue", True)  # rule sellers never read it
         self.opponent_version = opponent_version(task, self.seller)
-        self._seed, self._v = seed, None
+        self._seed, self._v = episode_seed(seed), None
         if self.eager_reset: self.reset(seed)   # sets the state, the random stream and the transcript
 
     def __getattr__(self, name):
@@ -281,7 +281,7 @@ class BazaarEnv:
 
     def reset(self, seed: int | None = None) -> dict:
         "Start a new episode (a new career in `career_10`); `seed=None` reuses the last seed."
-        if seed is not None: self._seed = int(seed)
+        if seed is not None: self._seed = episode_seed(seed)
         task = self.task
         self.rng = make_rng(self._seed, "bazaar", task.name)
         s = self.s = BazaarState(seed=self._seed)

@@ -11,7 +11,7 @@ from fastcore.basics import patch
 from dataclasses import dataclass, asdict, field
 from ..core import (interpreter, make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash, is_text,
-                              check_config, whole, real, pair, names_from)
+                              check_config, whole, real, pair, names_from, episode_seed)
 from .world import *
 from .world import World, Block, Lab, Job, Offer, Coalition, _trunc, _alive, _round, _new
 from .opponents import (act as opponent_act, respond, consent, on_join, pitch, SELL_MARGIN, BUY_FACTOR,
@@ -370,12 +370,12 @@ class MarketEnv:
             hit = _setup(task, self.judge.name, self.driven)
             if key is not None: _SETUPS[key] = hit
         self.order, self.decay, self.opponent_version = hit
-        self.seed, self.fresh = seed, None
+        self.seed, self.fresh = seed if type(seed) is int else episode_seed(seed), None
         self._draw()                  # the episode, without the observation nobody reads here (`reset` makes it)
 
     def reset(self, seed: int | None = None) -> dict:
         "Start a new episode (same seed, same episode); return lab 0's observation."
-        if seed is not None: self.seed = seed
+        if seed is not None: self.seed = seed if type(seed) is int else episode_seed(seed)
         f = self.fresh                # the seed of an episode drawn and not played since (the constructor draws, and
         if f is None or f != self.seed or type(f) is not type(self.seed): self._draw()   # `make_env` then `reset` is the
         return self.observe(0)        # usual start): else that episode is this one, bit for bit (a function of the seed)

@@ -8,7 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_parallel.html.md"""
 from __future__ import annotations
 import string
 from types import SimpleNamespace
-from ..core import INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, make_rng
+from ..core import INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, make_rng, episode_seed
 from .env import make_env, TASKS, TaskConfig
 
 # %% auto #0
@@ -104,7 +104,7 @@ class MarketParallelEnv:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         n = TASKS[task].n_labs if task in TASKS else 0
         driven = tuple(i for i in range(overrides.get("n_labs", n)) if i not in scripted)
-        self.env = make_env(task, seed, driven=driven, **overrides)
+        self.env = make_env(task, seed, driven=driven, **overrides)   # (it checks the seed)
         self.possible_agents = [f"L{i}" for i in driven]
         self.agents, self.finished = list(self.possible_agents), set()
         self.render_mode = render_mode
@@ -130,9 +130,7 @@ class MarketParallelEnv:
         time, then a new seed each time, drawn from the last seed given (as gymnasium's `reset` does)."""
         if seed is None:
             seed = self._next_seed if self._next_seed is not None else self._seeds.randrange(2**31)
-        elif isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
-        else: self._seeds = make_rng(seed, "parallel resets")
+        else: seed = episode_seed(seed); self._seeds = make_rng(seed, "parallel resets")
         self._next_seed = None
         self.env.reset(seed)
         self.env.transcript.meta["parallel"] = True
