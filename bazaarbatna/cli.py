@@ -6,14 +6,14 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #0b96c03b
 from __future__ import annotations
-import argparse, contextlib, json, sys, time
+import argparse, contextlib, json, math, sys, time
 # `evaluate` (tables, seed specs) is imported where it is used: it loads numpy, most of what `--help` would cost
 
 # %% auto #0
 __all__ = ['EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval',
            'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'demo_arena', 'cmd_demo', 'cmd_arena', 'cmd_ui',
-           'cmd_fit_tuned', 'task_names', 'cmd_headroom', 'cmd_imitation', 'build_parser', 'missing_extra',
-           'install_hint', 'main']
+           'cmd_fit_tuned', 'task_names', 'cmd_headroom', 'cmd_imitation', 'whole_arg', 'real_arg', 'build_parser',
+           'missing_extra', 'install_hint', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -231,6 +231,25 @@ def cmd_imitation(args):
 
 
 # %% ../nbs/90_cli.ipynb #84b1bd37
+def whole_arg(lo: int, hi: int | None = None):
+    "An argparse type: a whole number from `lo` to `hi`; anything else is argparse's usage error, naming the range."
+    def parse(text: str) -> int:
+        try: v = int(text)
+        except ValueError: v = None
+        if v is None or v < lo or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(f"{text!r:.40} is not a whole number from {lo}" + (f" to {hi}" if hi is not None else " up"))
+        return v
+    return parse
+
+def real_arg(lo: float, hi: float):
+    "An argparse type: a number from `lo` to `hi`."
+    def parse(text: str) -> float:
+        try: v = float(text)
+        except ValueError: v = math.nan
+        if not lo <= v <= hi: raise argparse.ArgumentTypeError(f"{text!r:.40} is not a number from {lo:g} to {hi:g}")
+        return v
+    return parse
+
 def build_parser() -> argparse.ArgumentParser:
     "The `bazaarbatna` argument parser."
     p = argparse.ArgumentParser(prog="bazaarbatna", description="Train and evaluate LLM negotiators in the bazaar and the GPU market.")
@@ -247,46 +266,46 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("demo", cmd_demo, "a short negotiation on the embedded model, printed as a transcript")
     s.add_argument("--model", default="embedded")
     s.add_argument("--arena", choices=["bazaar", "market"], help="default: the arena the adapter was trained in (its bazaarbatna.json), else bazaar")
-    s.add_argument("--task", help="default: the arena's first task (single_deal, single_trade)"); s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--task", help="default: the arena's first task (single_deal, single_trade)"); s.add_argument("--seed", type=whole_arg(0), default=0)
     s = add("eval", cmd_eval, "run a tournament; records under --out")
     s.add_argument("--arena", required=True, choices=["bazaar", "market"])
     s.add_argument("--tasks", default="all")
     s.add_argument("--policies", default="all", help="comma-separated: scripted policies, references, llm or llm:<model>; "
                    "llm…@T (e.g. llm:runs/x/grpo/final@0.5) samples at temperature T instead of playing greedily")
     s.add_argument("--seeds", default="eval", help="eval | eval:N or valid:N (validation) | test:N | train:N | ranges like 100000-100004")
-    s.add_argument("--out", required=True); s.add_argument("--workers", type=int)
+    s.add_argument("--out", required=True); s.add_argument("--workers", type=whole_arg(1))
     s.add_argument("--transcripts", default="all", help="all | none | K (the first K seeds)")
     s.add_argument("--backend", default="local", choices=["local", "ray"],
                    help="local: this machine's processes; ray: the Ray cluster at RAY_ADDRESS, or a local one (the distributed extra)")
     s = add("report", cmd_report, "rebuild tables, figures and transcripts from the records in DIR (an evaluation or a training record)")
     s.add_argument("dir"); s.add_argument("--out", help="where the report goes (default: DIR, or DIR/report for a training record)")
     s = add("seller-quality", cmd_seller_quality, "the bazaar seller-quality report")
-    s.add_argument("--episodes", type=int, default=50); s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--episodes", type=whole_arg(1), default=50); s.add_argument("--seed", type=whole_arg(0), default=0)
     s.add_argument("--seller", default="rule", choices=["rule", "llm"])
     s = add("bench", cmd_bench, "benchmarks: env | rollout | checkpoint | grpo | scaling | server")
     s.add_argument("what", choices=["env", "rollout", "checkpoint", "grpo", "scaling", "server"])
     s.add_argument("--arena", default=None, choices=["bazaar", "market", "all"]); s.add_argument("--task")
-    s.add_argument("--seconds", type=float, default=2.0, help="env: seconds per run; server: seconds per level (at least 5)")
+    s.add_argument("--seconds", type=real_arg(.01, 3600.), default=2.0, help="env: seconds per run; server: seconds per level (at least 5)")
     s.add_argument("--model", default="embedded")
-    s.add_argument("--steps", type=int, default=2, help="grpo: steps to time"); s.add_argument("--recipe", help="grpo: the recipe (default: the arena's CPU record)")
-    s.add_argument("--threads", type=int, help="grpo: torch threads")
+    s.add_argument("--steps", type=whole_arg(1), default=2, help="grpo: steps to time"); s.add_argument("--recipe", help="grpo: the recipe (default: the arena's CPU record)")
+    s.add_argument("--threads", type=whole_arg(1), help="grpo: torch threads")
     s = add("arena", cmd_arena, "several bazaar policies bid on the same listing; how each closed")
     s.add_argument("--policies", default="all", help="comma-separated bazaar policies (or llm[:model]), at least two; 'all': every built-in")
     s.add_argument("--seeds", default="eval:10", help="eval | eval:N | train:N | ranges like 0-9")
     s.add_argument("--task", default="marketplace_arena", help="a single-deal bazaar task")
-    s.add_argument("--budget-spread", type=float, default=.1, help="each buyer's budget: the task's budget x U(1 ± spread)")
+    s.add_argument("--budget-spread", type=real_arg(0., .9), default=.1, help="each buyer's budget: the task's budget x U(1 ± spread)")
     s.add_argument("--out", help="write arena.json, transcript.md and transcript.json here")
     s = add("fit-tuned", cmd_fit_tuned, "fit the tuned references per task on training seeds and ship them")
     s.add_argument("--arena", choices=["bazaar", "market", "all"], default="all")
-    s.add_argument("--trials", type=int, help="random draws per task (default: the arena's, 200 bazaar / 150 market)")
-    s.add_argument("--seeds", type=int, help="training seeds per trial (default: the arena's, 32 bazaar / 96 market)")
+    s.add_argument("--trials", type=whole_arg(1), help="random draws per task (default: the arena's, 200 bazaar / 150 market)")
+    s.add_argument("--seeds", type=whole_arg(1), help="training seeds per trial (default: the arena's, 32 bazaar / 96 market)")
     s.add_argument("--dry-run", action="store_true", help="print the fit, ship nothing")
     s = add("headroom", cmd_headroom, "before RL: a model's sampled episodes against its greedy one on GRPO's training seeds")
     s.add_argument("--model", default="embedded", help="a model name or adapter folder")
     s.add_argument("--arena", default="bazaar", choices=["bazaar", "market"]); s.add_argument("--tasks", default="all")
-    s.add_argument("--seeds", type=int, default=2, help="training seeds per task (GRPO's, from the start of its range)")
-    s.add_argument("--group-size", type=int, default=4); s.add_argument("--temperatures", default="0.3,0.5,0.8")
-    s.add_argument("--max-new-tokens", type=int, default=64)
+    s.add_argument("--seeds", type=whole_arg(1), default=2, help="training seeds per task (GRPO's, from the start of its range)")
+    s.add_argument("--group-size", type=whole_arg(2), default=4); s.add_argument("--temperatures", default="0.3,0.5,0.8")
+    s.add_argument("--max-new-tokens", type=whole_arg(1), default=64)
     s = add("imitation", cmd_imitation, "after SFT: the model's decisions against the teacher's on the teacher's own states, by rounds left")
     s.add_argument("--model", default="embedded", help="a model name or adapter folder")
     s.add_argument("--arena", default="bazaar", choices=["bazaar", "market"]); s.add_argument("--tasks", default="all")
@@ -294,19 +313,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--teacher", default="expert", help="the scripted policy SFT imitated")
     s = add("serve", cmd_serve, "run the OpenEnv server for both arenas")
     s.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to accept outside connections")
-    s.add_argument("--port", type=int, default=8000); s.add_argument("--max-sessions", type=int, default=64)
+    s.add_argument("--port", type=whole_arg(0, 65535), default=8000); s.add_argument("--max-sessions", type=whole_arg(1), default=64)
     s = add("train", cmd_train, "train: sft | dagger | grpo | eval | all, a checkpoint every step")
     s.add_argument("stage", choices=["sft", "dagger", "grpo", "eval", "all"])
     s.add_argument("--profile", default="auto")
     s.add_argument("--model", help="a HF model name or local folder; default: the recipe's model (SmolLM2-1.7B-Instruct in the GPU recipes, the embedded model on CPU)")
     s.add_argument("--arena", default="both", choices=["bazaar", "market", "both"])
-    s.add_argument("--out", default="runs/latest"); s.add_argument("--steps", type=int)
+    s.add_argument("--out", default="runs/latest"); s.add_argument("--steps", type=whole_arg(1))
     s.add_argument("--recipe", help="a recipe name in training/configs (e.g. cpu_record_market) or a TOML path; default: the profile's")
-    s.add_argument("--threads", type=int, help="torch threads (e.g. 1 on a shared CPU)")
+    s.add_argument("--threads", type=whole_arg(1), help="torch threads (e.g. 1 on a shared CPU)")
     s.add_argument("--hub-repo", help="also push each checkpoint to this Hugging Face Hub repo (off by default; needs network and a token)")
     s = add("ui", cmd_ui, "serve the Play/Watch/Replay app as a web page (Voilà); Ctrl-C stops it")
-    s.add_argument("--port", type=int, default=8866); s.add_argument("--arena", default="bazaar", choices=["bazaar", "market"])
-    s.add_argument("--task"); s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--port", type=whole_arg(0, 65535), default=8866); s.add_argument("--arena", default="bazaar", choices=["bazaar", "market"])
+    s.add_argument("--task"); s.add_argument("--seed", type=whole_arg(0), default=0)
     s.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
     return p
 
@@ -340,7 +359,8 @@ def install_hint(extra: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `bazaarbatna` command."
     p = build_parser()
-    args = p.parse_args(argv)
+    try: args = p.parse_args(argv)
+    except SystemExit as e: return e.code   # --help (0), or a usage error argparse has printed (2)
     if not getattr(args, "fn", None):
         p.print_help(); return 0
     try:   # with --json, stdout is the one JSON object: whatever the command prints on the way (trainer logs) goes to stderr
