@@ -7,15 +7,15 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/core.html.md"""
 # %% ../nbs/00_core.ipynb #1a977689
 from __future__ import annotations
 import hashlib, json, math, operator, random, re
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field, asdict, replace
 from typing import Any, Protocol, runtime_checkable
 
 # %% auto #0
-__all__ = ['ERROR_CODES', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng', 'episode_seed', 'sub_seed',
-           'ActionError', 'short_repr', 'is_text', 'extract_json', 'num_text', 'ladder_price', 'Field', 'Refused',
-           'ActionSchema', 'whole', 'real', 'pair', 'one_of', 'names_from', 'check_config', 'StepResult', 'Env',
-           'Policy', 'rounds_left', 'Turn', 'Transcript', 'canonical_json', 'version_hash', 'sample_action', 'gym_view',
-           'interpreter']
+__all__ = ['ERROR_CODES', 'JSON_KINDS', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng',
+           'episode_seed', 'sub_seed', 'ActionError', 'short_repr', 'is_text', 'extract_json', 'int_digits', 'num_text',
+           'ladder_price', 'Field', 'Refused', 'ActionSchema', 'whole', 'real', 'pair', 'one_of', 'names_from',
+           'check_config', 'task_with', 'StepResult', 'Env', 'Policy', 'rounds_left', 'Turn', 'Transcript',
+           'canonical_json', 'version_hash', 'sample_action', 'gym_view', 'interpreter']
 
 # %% ../nbs/00_core.ipynb #ef073422
 _new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
@@ -119,19 +119,21 @@ def _balanced_objects(text: str):
             if depth == 0: yield start, i + 1
 
 _JSON_STARTS = frozenset('{["-0123456789tfnNI')   # how a JSON value begins (N, I: NaN and Infinity, refused)
-_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false", type(None): "null"}
+JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false", type(None): "null"}
+_NOTHING = object()
 
 def extract_json(text: str,  # a model's reply, or a JSON string
                 ) -> tuple[dict, bool]:  # the object, and whether the text was *only* that object
     "The first JSON object in `text`, and whether nothing but whitespace surrounded it."
     if not isinstance(text, str): raise ActionError("wrong_type", None, f"expected a JSON string, got {type(text).__name__}")
     stripped = text.strip()
-    if stripped[:1] in _JSON_STARTS:  # the whole reply is one JSON value: it is the action, or no action at all
-        try: obj = _loads(stripped)
-        except json.JSONDecodeError: pass
-        else:
-            if isinstance(obj, dict): return obj, True
-            raise ActionError("not_object", None, f"the JSON must be an object like {{\"action\": ...}}, not {_JSON_KINDS.get(type(obj), 'that')}")
+    if stripped[:1] in _JSON_STARTS:  # is the whole reply one JSON value? then it is the action, or no action at all
+        try: whole = json.loads(stripped, parse_int=_parse_int)   # NaN parses here: "NaN? No: {...}" is prose, not a value
+        except json.JSONDecodeError: whole = _NOTHING
+        except RecursionError: whole = None; _loads(stripped)      # raises too_deep
+        if whole is not _NOTHING:
+            if isinstance(whole, dict): return _loads(stripped), True   # its NaN and Infinity refused
+            raise ActionError("not_object", None, f"the JSON must be an object like {{\"action\": ...}}, not {JSON_KINDS.get(type(whole), 'that')}")
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text[s:e] for s, e in _balanced_objects(text)]
     for c in candidates:
         try: obj = _loads(c)
@@ -140,11 +142,17 @@ def extract_json(text: str,  # a model's reply, or a JSON string
     raise ActionError("not_json", None, "no JSON object found; reply with one object like {\"action\": ...}")
 
 # %% ../nbs/00_core.ipynb #5a58d837
+def int_digits(v: int) -> str:
+    "How many digits int `v` has, in words: exact up to 1,024 bits, else estimated from its bit length (`str` refuses past 4,300 digits)."
+    b = abs(v).bit_length()
+    return f"{len(str(abs(v)))} digits" if b <= 1024 else f"about {int(b * .30103) + 1} digits"
+
 def num_text(x) -> str:
-    "`x` for people: thousands separators, never an exponent, no trailing zeros (`1e12` -> '1,000,000,000,000')."
+    """`x` for people: thousands separators, no trailing zeros, no exponent below 1e18 (`1e12` -> '1,000,000,000,000');
+    an int exactly, a float past 1e18 or below 1e-6 in exponent form (its digits would be noise, or zeros)."""
     if isinstance(x, bool) or not isinstance(x, (int, float)): return str(x)
     if isinstance(x, int):            # exact: never through a float (10**30 is not 1,000,000,000,000,000,019,884,624,838,656)
-        return f"{x:,}" if x.bit_length() <= 1024 else f"an integer of about {int(x.bit_length() * .30103)} digits"
+        return f"{x:,}" if x.bit_length() <= 1024 else f"an integer of {int_digits(x)}"
     if not math.isfinite(x): return str(x)
     if x == int(x) and abs(x) < 1e18: return f"{int(x):,}"
     if abs(x) >= 1e18: return f"{x:.6g}"   # a float this large has no exact digits to show
@@ -186,7 +194,7 @@ class Field:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise ActionError("wrong_type", n, f"{n} must be a number, got {type(v).__name__} {short_repr(v)}")
             if isinstance(v, int) and not -_FLOAT_MAX <= v <= _FLOAT_MAX:   # `math.isfinite` would overflow
-                size = "of more than 400 digits" if abs(v) == _HUGE else f"of about {int(v.bit_length() * .30103) + 1} digits"
+                size = "of more than 400 digits" if abs(v) == _HUGE else f"of {int_digits(v)}"
                 raise ActionError("out_of_range", n, f"{n} is beyond the float range (an integer {size})")
             if not math.isfinite(v): raise ActionError("not_finite", n, f"{n} must be finite, got {v}")
             if k == "integer":
@@ -277,23 +285,44 @@ def real(lo: float = -math.inf, hi: float = math.inf):
     "A test: a finite int or float from `lo` to `hi` (not a bool)."
     return lambda v: type(v) in (int, float) and math.isfinite(v) and lo <= v <= hi
 
-def pair(test):
-    "A test: a (lo, hi) tuple or list whose ends pass `test`, with lo <= hi."
-    return lambda v: type(v) in (tuple, list) and len(v) == 2 and test(v[0]) and test(v[1]) and v[0] <= v[1]
+def pair(test, strict: bool = False):
+    "A test: a (lo, hi) tuple whose ends pass `test`, with lo <= hi (`strict`: lo < hi)."
+    return lambda v: type(v) is tuple and len(v) == 2 and test(v[0]) and test(v[1]) and (v[0] < v[1] if strict else v[0] <= v[1])
 
 def one_of(*choices):
     "A test: one of `choices`."
     return lambda v: isinstance(v, str) and v in choices
 
 def names_from(choices):
-    "A test: a non-empty tuple or list of names, each in `choices`."
-    return lambda v: type(v) in (tuple, list) and len(v) > 0 and all(isinstance(x, str) and x in choices for x in v)
+    "A test: a non-empty tuple of names, each in `choices`."
+    return lambda v: type(v) is tuple and len(v) > 0 and all(isinstance(x, str) and x in choices for x in v)
+
+def _plain(v):
+    "A config value as plain Python: a list as a tuple, a NumPy scalar as its int, float or bool."
+    if type(v) in (list, tuple): return tuple(_plain(x) for x in v)
+    if type(v) not in (str, bool, int, float, type(None)) and hasattr(v, "item") and not hasattr(v, "__len__"): return v.item()
+    return v
 
 def check_config(cfg, rules: dict):
-    "Raise a ValueError naming the first field of `cfg` that fails its rule; `rules`: field -> (test, what the field must be)."
+    """Make each field of frozen dataclass `cfg` named in `rules` plain (`_plain`: so a config is hashable and
+    JSON-able whatever the caller passed), then raise a ValueError naming the first field that fails its rule;
+    `rules`: field -> (test, what the field must be)."""
     for f, (ok, what) in rules.items():
-        v = getattr(cfg, f)
-        if not ok(v): raise ValueError(f"{f} must be {what}, got {short_repr(v)}")
+        v = getattr(cfg, f); p = _plain(v)
+        if p is not v: object.__setattr__(cfg, f, p)
+        if not ok(p): raise ValueError(f"{f} must be {what}, got {short_repr(v)}")
+
+def task_with(tasks: dict,     # name -> config, e.g. an arena's `TASKS`
+              task: str,       # a name in `tasks`
+              arena: str,      # the arena's name, for the message
+              **overrides):    # config fields to change
+    "`tasks[task]` with `overrides`: an unknown task or field is a ValueError listing the valid ones; the config checks the values."
+    if task not in tasks: raise ValueError(f"unknown {arena} task {task!r}; valid tasks: {sorted(tasks)}")
+    cfg = tasks[task]
+    if not overrides: return cfg
+    bad = set(overrides) - set(cfg.__dataclass_fields__)
+    if bad: raise ValueError(f"unknown TaskConfig fields {sorted(bad)}; the fields are {sorted(cfg.__dataclass_fields__)}")
+    return replace(cfg, **overrides)
 
 
 # %% ../nbs/00_core.ipynb #d7114bb5

@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from . import arenas as _arenas
-from .core import ActionError, is_text
+from .core import ActionError, is_text, episode_seed, JSON_KINDS
 
 # OpenEnv's package __init__ also imports its Gradio web interface (~4 s); we never serve it, so skip that
 # import unless something imported it already. The entry is removed afterwards, so a later import still works.
@@ -172,10 +172,10 @@ MAX_SEED = 2**53 - 1   # the largest seed the API takes: every JSON number up to
 
 def _check_seed(seed):
     if seed is None: return secrets.randbelow(2**31)
-    seed = _integral(seed)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be a whole number from 0 to 2**53 - 1 = {MAX_SEED}, got {seed!r:.40}")
-    return seed
+    try: s = episode_seed(seed)                      # the one seed rule, then the API's range
+    except TypeError: s = -1
+    if not 0 <= s <= MAX_SEED: raise ValueError(f"seed must be a whole number from 0 to 2**53 - 1 = {MAX_SEED}, got {seed!r:.40}")
+    return s
 
 class ArenaEnvironment(Environment):
     "One session's episode in an arena, as an OpenEnv `Environment`."
@@ -449,7 +449,6 @@ def arena_router(srv: ArenaServer) -> APIRouter:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")   # a JSON escape of a surrogate code point (\ud800-\udfff)
 QUICK_JSON_CHARS = 500   # shorter text without a surrogate escape cannot nest past the parser's recursion limit,
                          # nor hold an integer of 4,300 digits
-_JSON_KIND = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean", type(None): "null"}
 
 def _strings(v):
     "Every string in a parsed JSON value, keys included (a loop, not recursion: the value may nest deep)."
@@ -472,7 +471,7 @@ def json_problem(text: str,
     except json.JSONDecodeError: return None
     except ValueError: return f"the JSON holds an integer of more than {sys.get_int_max_str_digits()} digits, more than Python reads"
     if want_object and type(v) is not dict:
-        return f'a message is one JSON object, like {{"type": "step", "data": {{...}}}}, not {_JSON_KIND[type(v)]}'
+        return f'a message is one JSON object, like {{"type": "step", "data": {{...}}}}, not {JSON_KINDS[type(v)]}'
     if esc:
         for s in _strings(v):
             if not is_text(s):

@@ -10,7 +10,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 from fastcore.basics import patch
-from ..core import ActionError, StepResult, Transcript, Turn, make_rng, version_hash
+from ..core import ActionError, StepResult, Transcript, Turn, make_rng, version_hash, episode_seed
 from .env import TASKS, TaskConfig, BazaarEnv
 from .sellers import ceil_tick, format_price
 
@@ -76,7 +76,7 @@ class MarketplaceArena:
 
     def reset(self, seed: int | None = None) -> dict:
         "A new episode: every buyer gets the same listing and seller; returns one observation per buyer."
-        if seed is not None: self._seed = int(seed)
+        if seed is not None: self._seed = episode_seed(seed)
         h = self.house
         h.reset(self._seed)
         hs = h.s

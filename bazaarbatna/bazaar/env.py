@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, asdict, replace
 from fastcore.basics import patch
 from ..core import (interpreter, ActionSchema, Field, ActionError, StepResult, Transcript, Turn, make_rng, version_hash,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, gym_view, is_text,
-                              check_config, whole, real, pair, one_of, names_from, episode_seed)
+                              check_config, whole, real, pair, one_of, names_from, episode_seed, task_with)
 from .catalog import listings_in, nice_round
 from .sellers import (PERSONAS, RuleSeller, LLMSeller, SellerView, SellerReply, price_tick, ceil_tick,
                                         counter_floor, guard_counter, seller_message, format_price, LEAK_BAND,
@@ -21,8 +21,8 @@ from .tells import _tells_cached, SIGNALS
 # %% auto #0
 __all__ = ['TASKS', 'ACTION_SCHEMA', 'SHAPING_WEIGHT', 'NO_DEAL_PENALTY', 'LATE_DECAY', 'DIALOGUE_WINDOW', 'REWARD_TABLE',
            'SELLER_ACTION_SCHEMA', 'TaskConfig', 'recent_dialogue', 'BazaarState', 'draw_deal', 'opponent_version',
-           'BazaarEnv', 'make_env', 'task_config', 'render_observation', 'seller_bonus', 'HumanSellerEnv',
-           'make_human_seller_env', 'gym_env', 'bench_steps']
+           'BazaarEnv', 'make_env', 'render_observation', 'seller_bonus', 'HumanSellerEnv', 'make_human_seller_env',
+           'gym_env', 'bench_steps']
 
 # %% ../../nbs/13_bazaar_env.ipynb #0a311962
 @dataclass(frozen=True)
@@ -52,12 +52,13 @@ class TaskConfig:
     def __post_init__(self):
         fraction_pair = (pair(real(0., 10.)), "a (lo, hi) pair of numbers from 0 to 10 with lo <= hi")
         check_config(self, {
-            "personas": (names_from(PERSONAS), f"a non-empty tuple or list of persona names from {sorted(PERSONAS)}"),
+            "personas": (names_from(PERSONAS), f"a non-empty tuple of persona names from {sorted(PERSONAS)}"),
             "max_rounds": (whole(1, 100), "a whole number from 1 to 100"),
             "currency": (one_of("INR", "USD", "any"), "'INR', 'USD' or 'any'"),
-            "categories": (lambda v: v is None or type(v) in (str, tuple, list), "None, a catalog category or a tuple of them"),
+            "categories": (lambda v: v is None or (type(v) in (str, tuple) and len(v) > 0), "None, a catalog category or a tuple of them"),
             "price_model": (one_of("street", "mrp"), "'street' or 'mrp'"),
-            "ask_mult": fraction_pair, "res_frac": fraction_pair, "cost_frac": fraction_pair, "budget_frac": fraction_pair,
+            "ask_mult": fraction_pair,
+            "res_frac": (pair(real(0., 10.), strict=True), "a (lo, hi) pair of numbers from 0 to 10 with lo < hi (a flexibility is read off it)"), "cost_frac": fraction_pair, "budget_frac": fraction_pair,
             "deadline": (lambda v: v is None or pair(whole(1, 100))(v), "None or a (lo, hi) pair of rounds from 1 to 100"),
             "inventory": (pair(whole(1, 1000)), "a (lo, hi) pair of whole numbers from 1 to 1000"),
             "tells": (lambda v: type(v) is bool, "True or False"),
@@ -523,18 +524,9 @@ def make_env(task: str = "single_deal",  # a name in `TASKS`
              seed: int = 0,
              **overrides) -> BazaarEnv:  # `TaskConfig` fields to change, or `seller=` a seller object
     "A bazaar environment for `task`."
-    if task not in TASKS: raise ValueError(f"unknown bazaar task {task!r}; valid tasks: {sorted(TASKS)}")
     seller = overrides.pop("seller", None)
     if isinstance(seller, str): overrides["seller"] = seller; seller = None
-    return BazaarEnv(task_config(task, **overrides), seed=seed, seller=seller)
-
-def task_config(task: str, **overrides) -> TaskConfig:
-    "`TASKS[task]` with `overrides`, each a `TaskConfig` field (checked by the config itself)."
-    if task not in TASKS: raise ValueError(f"unknown bazaar task {task!r}; valid tasks: {sorted(TASKS)}")
-    if not overrides: return TASKS[task]
-    bad = set(overrides) - set(TaskConfig.__dataclass_fields__)
-    if bad: raise ValueError(f"unknown TaskConfig fields {sorted(bad)}; the fields are {sorted(TaskConfig.__dataclass_fields__)}")
-    return replace(TASKS[task], **overrides)
+    return BazaarEnv(task_with(TASKS, task, "bazaar", **overrides), seed=seed, seller=seller)
 
 # %% ../../nbs/13_bazaar_env.ipynb #9e34c5be
 def render_observation(obs: dict) -> str:
@@ -666,7 +658,7 @@ class HumanSellerEnv(BazaarEnv):
 
 def make_human_seller_env(task: str = "single_deal", seed: int = 0, buyer="expert", **overrides) -> HumanSellerEnv:
     "An env where the agent (a person, usually through the UI) is the seller against `buyer`."
-    return HumanSellerEnv(task_config(task, **overrides), seed, buyer)
+    return HumanSellerEnv(task_with(TASKS, task, "bazaar", **overrides), seed, buyer)
 
 # %% ../../nbs/13_bazaar_env.ipynb #3652ae79
 def gym_env(task: str = "single_deal", seed: int = 0, **overrides):

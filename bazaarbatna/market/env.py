@@ -11,7 +11,7 @@ from fastcore.basics import patch
 from dataclasses import dataclass, asdict, field
 from ..core import (interpreter, make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash, is_text,
-                              check_config, whole, real, pair, names_from, episode_seed)
+                              check_config, whole, real, pair, names_from, episode_seed, task_with)
 from .world import *
 from .world import World, Block, Lab, Job, Offer, Coalition, _trunc, _alive, _round, _new
 from .opponents import (act as opponent_act, respond, consent, on_join, pitch, SELL_MARGIN, BUY_FACTOR,
@@ -48,7 +48,7 @@ class TaskConfig:
             "exchange_share": (real(0., 1.), "a number from 0 to 1"),
             "budget_frac": (real(0., 10.), "a number from 0 to 10"),
             "n_shocks": (whole(0, len(SHOCK_KINDS)), f"a whole number from 0 to {len(SHOCK_KINDS)} (the shock kinds)"),
-            "archetypes": (lambda v: v is None or names_from(ARCHETYPES)(v), f"None or a non-empty tuple or list from {list(ARCHETYPES)}")})
+            "archetypes": (lambda v: v is None or names_from(ARCHETYPES)(v), f"None or a non-empty tuple from {list(ARCHETYPES)}")})
 
     def describe(self) -> dict:
         "JSON-able description: name, difficulty, summary and parameters."
@@ -377,7 +377,7 @@ class MarketEnv:
         "Start a new episode (same seed, same episode); return lab 0's observation."
         if seed is not None: self.seed = seed if type(seed) is int else episode_seed(seed)
         f = self.fresh                # the seed of an episode drawn and not played since (the constructor draws, and
-        if f is None or f != self.seed or type(f) is not type(self.seed): self._draw()   # `make_env` then `reset` is the
+        if f is None or f != self.seed: self._draw()   # `make_env` then `reset` is the
         return self.observe(0)        # usual start): else that episode is this one, bit for bit (a function of the seed)
 
     def _draw(self):
@@ -965,15 +965,8 @@ def make_env(task: str = "market_round",  # a name in TASKS
              **overrides,                 # TaskConfig fields, or judge= / driven=
             ) -> MarketEnv:
     "A fresh `MarketEnv` for `task`."
-    if task not in TASKS: raise ValueError(f"unknown market task {task!r}; choose one of {sorted(TASKS)}")
     kw = {k: overrides.pop(k) for k in ("judge", "driven") if k in overrides}
-    cfg = TASKS[task]
-    if overrides:
-        bad = set(overrides) - set(cfg.__dataclass_fields__)
-        if bad: raise ValueError(f"unknown TaskConfig fields {sorted(bad)}")
-        import dataclasses
-        cfg = dataclasses.replace(cfg, **overrides)
-    return MarketEnv(cfg, seed, **kw)
+    return MarketEnv(task_with(TASKS, task, "market", **overrides), seed, **kw)
 
 # %% ../../nbs/23_market_env.ipynb #7b3e5c20
 @patch

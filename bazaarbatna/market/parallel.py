@@ -108,7 +108,8 @@ class MarketParallelEnv:
         self.possible_agents = [f"L{i}" for i in driven]
         self.agents, self.finished = list(self.possible_agents), set()
         self.render_mode = render_mode
-        self._next_seed, self._seeds = seed, make_rng(seed, "parallel resets")   # what an unseeded `reset` plays
+        self._next_seed = self.env.seed                # what an unseeded `reset` plays (the seed as `episode_seed` read it)
+        self._seeds = make_rng(self._next_seed, "parallel resets")
         self._obs_space, self._act_spaces = None, {}   # made on first use: gymnasium is an extra
 
     @property
@@ -139,7 +140,7 @@ class MarketParallelEnv:
 
     def step(self, actions: dict) -> tuple:
         """Carry out one action per acting agent (missing: `wait`), then the rest of the round. Actions of agents that
-        finished are ignored (their info says so). `actions` must be a dict whose keys are agents of this env."""
+        finished are ignored (their info says `finished`). `actions` must be a dict whose keys are agents of this env."""
         if not isinstance(actions, dict): raise TypeError(f"actions must be a dict of agent -> action, got {type(actions).__name__}")
         unknown = [a for a in actions if a not in self.possible_agents]
         if unknown: raise ValueError(f"no agents {unknown!r:.120} here; the agents are {self.possible_agents}")
@@ -168,8 +169,6 @@ class MarketParallelEnv:
             trunc[a] = env.done and env.invalid[lab] >= MAX_INVALID_ACTIONS
             term[a] = env.done and not trunc[a]
             infos[a] = {"reward_components": comp, "finished": a in self.finished}
-            if a in actions and a not in order and actions[a] not in (None, {"action": "wait"}):
-                infos[a]["ignored"] = f"{a} stopped acting in round {env.stopped[lab]}: its action was ignored"
             if a in errors: infos[a]["error"] = errors[a].to_dict()
             if env.done: infos[a]["episode"] = env.episode_info(lab)
         if env.done: self.agents = []
