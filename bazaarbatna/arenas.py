@@ -7,6 +7,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/arenas.html.md"""
 # %% ../nbs/05_arenas.ipynb #7f69c2c9
 from __future__ import annotations
 import importlib, re
+from pathlib import Path
 from types import SimpleNamespace
 
 # %% auto #0
@@ -64,6 +65,8 @@ def llm_spec(name: str) -> tuple:
             raise ValueError(f"the sampling temperature in {name!r} must be above 0 and at most {LLM_TEMPERATURE_MAX:g} "
                              "(leave '@<T>' out to play greedily)")
     elif body.startswith("@"): raise ValueError(f"{name!r}: '@' must be followed by a temperature, e.g. 'llm@0.5'")
+    elif at and Path(head[1:]).exists() and not Path(body[1:]).exists():   # 'DIR@abc' where DIR is the model
+        raise ValueError(f"{name!r}: '@{tail}' is not a temperature (a number above 0, at most {LLM_TEMPERATURE_MAX:g})")
     return body[1:] or None, t
 
 def check_policy_name(arena: str, name: str) -> None:

@@ -6,7 +6,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #0b96c03b
 from __future__ import annotations
-import argparse, contextlib, json, math, sys, time
+import argparse, contextlib, json, math, sys, time, warnings
 # `evaluate` (tables, seed specs) is imported where it is used: it loads numpy, most of what `--help` would cost
 
 # %% auto #0
@@ -39,7 +39,7 @@ def emit(result, as_json: bool = False, title: str | None = None):
 def _arenas(a): return ["bazaar", "market"] if a in (None, "all") else [a]
 
 def cmd_tasks(args):
-    "List tasks with their parameters."
+    "List tasks (with --json, every parameter of each)."
     from bazaarbatna.arenas import list_tasks
     rows = []
     for arena in _arenas(args.arena):
@@ -49,9 +49,13 @@ def cmd_tasks(args):
     return rows
 
 def cmd_policies(args):
-    "List the built-in policies."
-    from bazaarbatna.arenas import list_policies
-    return [{"arena": a, "policy": n, "description": d} for a in _arenas(args.arena) for n, d in list_policies(a).items()]
+    "List the built-in policies: the scripted field, then the references (`oracle`, `tuned`), which `eval` takes too."
+    from bazaarbatna.arenas import list_policies, get_arena
+    rows = [{"arena": a, "policy": n, "kind": "scripted", "description": d} for a in _arenas(args.arena) for n, d in list_policies(a).items()]
+    for a in _arenas(args.arena):
+        for n, c in get_arena(a).REFERENCES.items():
+            rows.append({"arena": a, "policy": n, "kind": "reference", "description": " ".join((c.__doc__ or n).split())})
+    return rows
 
 def cmd_bench(args):
     "Benchmarks: env steps/s, rollout batching, checkpoint overhead, seconds per GRPO step, 2 processes vs 1 and Ray vs the local pool, server latency."
@@ -93,7 +97,7 @@ def cmd_eval(args):
     tasks = list(list_tasks(args.arena)) if args.tasks == "all" else args.tasks.split(",")
     pols = list(list_policies(args.arena)) if args.policies == "all" else args.policies.split(",")
     res = run_eval(args.arena, tasks, pols, seeds, args.out, workers=args.workers, progress=not args.json,
-                   transcripts=args.transcripts if args.transcripts in ("all", "none") else int(args.transcripts), backend=args.backend)
+                   transcripts=args.transcripts, backend=args.backend)
     if args.json: return res
     print(f"records: {args.out}\n")
     return display_rows(res["ranking"])
@@ -116,7 +120,7 @@ def cmd_train(args):
     kw = dict(stage=args.stage, profile=args.profile, model=args.model, arena=args.arena, out_dir=args.out,
               recipe=args.recipe, threads=args.threads, hub_repo=args.hub_repo)
     if args.threads is not None and args.threads < 1: raise ValueError(f"--threads must be at least 1, got {args.threads}")
-    if args.steps: kw["steps"] = args.steps
+    if args.steps is not None: kw["steps"] = args.steps
     from bazaarbatna.train.distributed import is_main_launch
     res = run_pipeline(**kw)
     import torch.distributed as dist
@@ -142,7 +146,14 @@ def cmd_demo(args):
     task = args.task or next(iter(list_tasks(arena)))
     env = make_env(arena, task, seed=args.seed)   # an unknown task fails here, before the model loads
     t0 = time.time()
-    print(f"Loading model {args.model!r} (first run converts the embedded model, ~20 s)...", file=sys.stderr, flush=True)
+    from bazaarbatna.agents import trained_arenas
+    from bazaarbatna.models import EMBEDDED
+    embedded, noted = args.model in (None, EMBEDDED), trained_arenas(args.model)
+    if noted and arena not in noted:
+        print(f"warning: {args.model} was trained in the {' and '.join(noted)} arena, not {arena}: expect refused replies",
+              file=sys.stderr, flush=True)
+    print(f"Loading model {args.model!r}" + (" (the first run converts the embedded model, ~20 s)" if embedded else "") + "...",
+          file=sys.stderr, flush=True)
     policy = make_policy(arena, f"llm:{args.model}")
     obs, done, total, steps = env.reset(seed=args.seed), False, 0.0, 0
     policy.reset(args.seed)
@@ -153,10 +164,13 @@ def cmd_demo(args):
         print(f"  step {steps}: reward {r.reward:+.3f}  {demo_said(a, r.observation.get('last_error'))}", file=sys.stderr, flush=True)
     ep = r.info.get("episode", {})
     if not args.json: print(env.transcript.to_markdown())
-    if ep.get("reason") == "invalid_actions":
+    if ep.get("reason") == "invalid_actions" and embedded:
         print("The model's replies were refused (above): the untrained embedded model rarely writes the JSON. Train an adapter "
               f"(`bazaarbatna train all --profile cpu --arena {arena} --out runs/quickstart`) and run "
               "`bazaarbatna demo --model runs/quickstart/grpo/final`.", file=sys.stderr, flush=True)
+    elif ep.get("reason") == "invalid_actions":
+        print(f"The model's replies were refused (above): {args.model} did not write actions this arena reads"
+              + (f" (it was trained in the {' and '.join(noted)} arena)." if noted and arena not in noted else "."), file=sys.stderr, flush=True)
     return {"arena": arena, "task": task, "seed": args.seed, "model": args.model, "steps": steps, "return": round(total, 4),
             **{k: ep.get(k) for k in ("deal", "utility", "rounds", "reason")}, "seconds": round(time.time() - t0, 1)}
 
@@ -170,7 +184,9 @@ def cmd_arena(args):
     if args.json: return rep
     if args.out: print(f"records: {args.out}\n")
     cols = ("seed", "seat", "policy", "closed", "round", "price", "currency", "price_frac", "reward")
-    return {"market": rep["market"], "policies": rep["policies"], "episodes": [{c: r[c] for c in cols} for r in rep["episodes"]]}
+    x_ask = lambda d: {(f"{k}_x_ask" if k in ("sale_price", "price_paid") else k): v for k, v in d.items()}   # fractions of the opening ask
+    return {"listings": x_ask(rep["market"]), "policies": [x_ask(r) for r in rep["policies"]],
+            "episodes": [{c: r[c] for c in cols} for r in rep["episodes"]]}
 
 # %% ../nbs/90_cli.ipynb #3275ec4a
 def cmd_ui(args):
@@ -261,8 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--json", action="store_true", help="print one JSON object")
         s.set_defaults(fn=fn); return s
     arena = dict(choices=["bazaar", "market", "all"])
-    s = add("tasks", cmd_tasks, "list tasks with their parameters"); s.add_argument("--arena", default="all", **arena)
-    s = add("policies", cmd_policies, "list the built-in policies"); s.add_argument("--arena", default="all", **arena)
+    s = add("tasks", cmd_tasks, "list tasks (with --json, every parameter of each)"); s.add_argument("--arena", default="all", **arena)
+    s = add("policies", cmd_policies, "list the built-in policies: the scripted field and the references (oracle, tuned)"); s.add_argument("--arena", default="all", **arena)
     s = add("demo", cmd_demo, "a short negotiation on the embedded model, printed as a transcript")
     s.add_argument("--model", default="embedded")
     s.add_argument("--arena", choices=["bazaar", "market"], help="default: the arena the adapter was trained in (its bazaarbatna.json), else bazaar")
@@ -280,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("report", cmd_report, "rebuild tables, figures and transcripts from the records in DIR (an evaluation or a training record)")
     s.add_argument("dir"); s.add_argument("--out", help="where the report goes (default: DIR, or DIR/report for a training record)")
     s = add("seller-quality", cmd_seller_quality, "the bazaar seller-quality report")
-    s.add_argument("--episodes", type=whole_arg(1), default=50); s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--episodes", type=int, default=50); s.add_argument("--seed", type=int, default=0)
     s.add_argument("--seller", default="rule", choices=["rule", "llm"])
     s = add("bench", cmd_bench, "benchmarks: env | rollout | checkpoint | grpo | scaling | server")
     s.add_argument("what", choices=["env", "rollout", "checkpoint", "grpo", "scaling", "server"])
@@ -319,7 +335,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--profile", default="auto")
     s.add_argument("--model", help="a HF model name or local folder; default: the recipe's model (SmolLM2-1.7B-Instruct in the GPU recipes, the embedded model on CPU)")
     s.add_argument("--arena", default="both", choices=["bazaar", "market", "both"])
-    s.add_argument("--out", default="runs/latest"); s.add_argument("--steps", type=whole_arg(1))
+    s.add_argument("--out", default="runs/latest")
+    s.add_argument("--steps", type=int, help="steps of the one stage run (sft, dagger or grpo; default: the recipe's); for all, set them in a recipe")
     s.add_argument("--recipe", help="a recipe name in training/configs (e.g. cpu_record_market) or a TOML path; default: the profile's")
     s.add_argument("--threads", type=int, help="torch threads (e.g. 1 on a shared CPU)")
     s.add_argument("--hub-repo", help="also push each checkpoint to this Hugging Face Hub repo (off by default; needs network and a token)")
@@ -356,6 +373,10 @@ def install_hint(extra: str) -> str:
     return f'pip install -e ".[{extra}]" in a clone, or pip install "bazaarbatna[{extra}] @ git+https://github.com/bazaarbatna/bazaarbatna"'
 
 # %% ../nbs/90_cli.ipynb #753971a7
+def _warning_line(message, category, filename, lineno, file=None, line=None):
+    "A warning as the CLI prints it: one line, without the source file and line that raised it."
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `bazaarbatna` command."
     p = build_parser()
@@ -364,7 +385,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "fn", None):
         p.print_help(); return 0
     try:   # with --json, stdout is the one JSON object: whatever the command prints on the way (trainer logs) goes to stderr
-        with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
+        with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext(), warnings.catch_warnings():
+            warnings.showwarning = _warning_line
             res = args.fn(args)
     except ImportError as e:
         mod, extra = missing_extra(e, args.command)

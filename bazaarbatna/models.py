@@ -6,7 +6,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/models.html.md"""
 
 # %% ../nbs/01_models.ipynb #a400ce82
 from __future__ import annotations
-import contextlib, importlib.util, json, os, shutil, time, uuid
+import contextlib, importlib.util, json, os, re, shutil, time, uuid
 from pathlib import Path
 
 # %% auto #0
@@ -55,9 +55,19 @@ def embedded_model_dir(cache: Path | None = None,  # defaults to `cache_dir()`
     except OSError: shutil.rmtree(tmp, ignore_errors=True)  # another process finished first
     return final
 
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")   # 'name' or 'org/name'
+
 def resolve_model(name: str = EMBEDDED) -> str:
-    "A loadable path or hub id: `'embedded'` becomes the converted local folder."
-    return str(embedded_model_dir()) if name in (None, EMBEDDED) else str(name)
+    """A loadable path or hub id: `'embedded'` becomes the converted local folder. A name that is a path must be a model
+    folder (config.json) or an adapter folder (adapter_config.json); one that is neither a path nor a Hub id is a
+    ValueError, so a typo is one line, not a traceback from the Hub client."""
+    if name in (None, EMBEDDED): return str(embedded_model_dir())
+    name, p = str(name), Path(str(name)).expanduser()
+    if p.exists():
+        if p.is_dir() and ((p / "config.json").is_file() or (p / "adapter_config.json").is_file()): return str(p)
+        raise ValueError(f"no model at {name!r}: a model folder holds config.json, an adapter folder adapter_config.json")
+    if not _HUB_ID.fullmatch(name): raise ValueError(f"no model at {name!r}: no such folder, and not a Hub id like 'org/name'")
+    return name
 
 # %% ../nbs/01_models.ipynb #475b93ef
 def load_model(name: str = EMBEDDED,  # "embedded", a HF hub id, or a local folder
@@ -72,10 +82,13 @@ def load_model(name: str = EMBEDDED,  # "embedded", a HF hub id, or a local fold
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     if dtype is None:
         dtype = torch.float32 if device == "cpu" else (torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16)   # a T4 emulates bf16, slowly
-    tok = AutoTokenizer.from_pretrained(path)
+    try:
+        tok = AutoTokenizer.from_pretrained(path)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device)
+    except OSError as e:   # not on the Hub, or no network: one line that says which model
+        raise ValueError(f"could not load model {name!r}: {str(e).strip().splitlines()[0]}") from e
     if tok.pad_token is None: tok.pad_token = tok.eos_token
     tok.padding_side = "left"
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device)
     model.generation_config.pad_token_id = tok.pad_token_id
     model.train(for_training)
     return model, tok

@@ -262,6 +262,7 @@ def build_report(run_dir,                  # a directory holding results.jsonl (
                  task: str | None = None, seed: int | None = None,  # the episode to compare (default: first with both transcripts)
                  n_boot: int = 2000,       # bootstrap resamples
                  out_dir=None,             # where tables and figures go (default: `run_dir`)
+                 command: str | None = None,  # the command that rebuilds it, for the report's first line (default: `report run_dir`)
                 ) -> dict:
     "Rebuild tables (markdown + JSON) and PNG figures from the records in `run_dir` alone."
     run_dir = Path(run_dir); dest = Path(out_dir) if out_dir is not None else run_dir
@@ -271,7 +272,7 @@ def build_report(run_dir,                  # a directory holding results.jsonl (
     out = {"run_dir": str(run_dir), "n_records": len(records), "tables": str(dest / "tables.md"),
            "figures": [], "ranking": [], "arenas": {}}
     md = ["# Evaluation report", "",
-          f"Rebuilt from `{RESULTS_FILE}` ({len(records)} episodes) by `bazaarbatna report {run_dir}`. "
+          f"Rebuilt from `{RESULTS_FILE}` ({len(records)} episodes) by `{command or f'bazaarbatna report {run_dir}'}`. "
           "Reward is the episode return (mean ± sample std over seeds); CIs are 95 % percentile bootstraps over episodes.", ""]
     tables = {}
     for arena in sorted({r.get("arena") for r in records}, key=str):
@@ -477,7 +478,7 @@ def report_record(record_dir,        # a training record: eval/<arena>/results.j
     for ev in evals:
         stages = [s for s in record_stages(ev) if any(r["policy"] == s for r in read_records(ev))]
         pair = dict(before=stages[0], after=stages[-1]) if len(stages) > 1 else {}
-        rep = build_report(ev, n_boot=n_boot, out_dir=out / ev.name, **pair)
+        rep = build_report(ev, n_boot=n_boot, out_dir=out / ev.name, command=f"bazaarbatna report {record_dir}", **pair)
         ba = rep["arenas"].get(ev.name, {}).get("before_after")
         res["figures"] += rep["figures"]
         res["arenas"][ev.name] = {"tables": rep["tables"], "before_after": ba["markdown"] if ba else None,

@@ -58,6 +58,7 @@ def seller_quality_report(episodes: int = 50,  # negotiations to play
                           seller="rule",       # "rule", "llm", or a seller object
                          ) -> dict:
     "Play `episodes` negotiations against `seller` and check its behaviour; JSON-able."
+    if type(episodes) is not int or episodes < 1: raise ValueError(f"episodes must be a whole number of at least 1, got {episodes!r}")
     buyer = POLICIES["split_difference"]()
     cents = train_persona_classifier(seller="rule" if seller == "llm" else seller)
     play_as = LLMSeller() if seller == "llm" else seller  # one LLM seller (one model load) for every episode

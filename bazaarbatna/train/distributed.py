@@ -316,6 +316,7 @@ def bench_tournament_backends(workers: int = 2,
 def bench_scaling(train: bool = True, tournaments: bool = True, llm: bool = True) -> dict:
     "`bazaarbatna bench scaling`: 2 training processes against 1, and Ray against the local pool, on this machine."
     import platform, torch
+    if tournaments: import ray   # the distributed extra: missing, fail here, not after minutes of training
     out = {"machine": {"cpu_count": os.cpu_count(), "platform": platform.platform(), "torch": torch.__version__}}
     if train: out["training"] = bench_train_processes()
     if tournaments: out["tournaments"] = bench_tournament_backends(llm=llm)

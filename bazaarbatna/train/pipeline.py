@@ -10,6 +10,7 @@ import json, math, os, shutil, sys, time
 from pathlib import Path
 from ..evaluate import best_scripted
 from .checkpoints import read_json, atomic_write_json, curve_path
+from ..core import whole
 
 # %% auto #0
 __all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'GRPO_STEP_TARGET_S', 'RECORD_RECIPES',
@@ -329,6 +330,11 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
     from bazaarbatna.train.distributed import is_main_launch, launch_world
     main = is_main_launch()   # under accelerate launch: every process trains, the main one alone evaluates and writes the records
     if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
+    for k, v in (("steps", steps), ("sft_steps", sft_steps), ("grpo_steps", grpo_steps)):
+        if v is not None and not whole(1)(v): raise ValueError(f"{k} must be a whole number of at least 1, got {v!r}")
+    if steps is not None and stage not in ("sft", "dagger", "grpo"):   # it was silently ignored
+        raise ValueError(f"steps sets the steps of one training stage (sft, dagger or grpo), not of {stage!r}; "
+                         "for every stage, set them in a recipe (--recipe)")
     if threads:
         import torch; torch.set_num_threads(threads)
     p = get_profile(profile)
