@@ -66,12 +66,17 @@ def llm_spec(name: str) -> tuple:
                              "(leave '@<T>' out to play greedily)")
     elif body.startswith("@"): raise ValueError(f"{name!r}: '@' must be followed by a temperature, e.g. 'llm@0.5'")
     elif at and Path(head[1:]).exists() and not Path(body[1:]).exists():   # 'DIR@abc' where DIR is the model
-        raise ValueError(f"{name!r}: '@{tail}' is not a temperature (a number above 0, at most {LLM_TEMPERATURE_MAX:g})")
+        raise ValueError(f"{name!r}: '@{tail}' is not a temperature (digits, like @0.5: above 0, at most {LLM_TEMPERATURE_MAX:g})")
     return body[1:] or None, t
 
 def check_policy_name(arena: str, name: str) -> None:
     "Refuse, with a ValueError that names the choices, a policy name `make_policy` cannot build."
-    if is_llm_policy(name): llm_spec(name); return
+    if is_llm_policy(name):
+        model, _ = llm_spec(name)
+        if model not in (None, "embedded"):   # a typo is refused here, before a tournament starts and writes anything
+            from bazaarbatna.models import resolve_model
+            resolve_model(model)
+        return
     a = get_arena(arena)
     refs = getattr(a, "REFERENCES", {})
     if name not in a.POLICIES and name not in refs:

@@ -51,10 +51,11 @@ def cmd_tasks(args):
 def cmd_policies(args):
     "List the built-in policies: the scripted field, then the references (`oracle`, `tuned`), which `eval` takes too."
     from bazaarbatna.arenas import list_policies, get_arena
-    rows = [{"arena": a, "policy": n, "kind": "scripted", "description": d} for a in _arenas(args.arena) for n, d in list_policies(a).items()]
+    rows = []
     for a in _arenas(args.arena):
-        for n, c in get_arena(a).REFERENCES.items():
-            rows.append({"arena": a, "policy": n, "kind": "reference", "description": " ".join((c.__doc__ or n).split())})
+        rows += [{"arena": a, "policy": n, "kind": "scripted", "description": d} for n, d in list_policies(a).items()]
+        rows += [{"arena": a, "policy": n, "kind": "reference", "description": " ".join((c.__doc__ or n).split())}
+                 for n, c in get_arena(a).REFERENCES.items()]
     return rows
 
 def cmd_bench(args):
@@ -184,9 +185,10 @@ def cmd_arena(args):
     if args.json: return rep
     if args.out: print(f"records: {args.out}\n")
     cols = ("seed", "seat", "policy", "closed", "round", "price", "currency", "price_frac", "reward")
-    x_ask = lambda d: {(f"{k}_x_ask" if k in ("sale_price", "price_paid") else k): v for k, v in d.items()}   # fractions of the opening ask
-    return {"listings": x_ask(rep["market"]), "policies": [x_ask(r) for r in rep["policies"]],
-            "episodes": [{c: r[c] for c in cols} for r in rep["episodes"]]}
+    x_ask = lambda d: {({"sale_price": "sale_price_x_ask", "price_paid": "price_paid_x_ask", "price_frac": "price_x_ask"}.get(k, k)): v
+                       for k, v in d.items()}   # the report's fractions of the opening ask, labelled as such in the table
+    return {"sales": x_ask(rep["market"]), "policies": [x_ask(r) for r in rep["policies"]],
+            "episodes": [x_ask({c: r[c] for c in cols}) for r in rep["episodes"]]}
 
 # %% ../nbs/90_cli.ipynb #3275ec4a
 def cmd_ui(args):

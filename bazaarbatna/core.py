@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 __all__ = ['ERROR_CODES', 'JSON_KINDS', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng',
            'episode_seed', 'sub_seed', 'ActionError', 'short_repr', 'is_text', 'extract_json', 'int_digits', 'num_text',
            'ladder_price', 'Field', 'Refused', 'ActionSchema', 'whole', 'real', 'pair', 'one_of', 'names_from',
-           'check_config', 'task_with', 'StepResult', 'Env', 'Policy', 'rounds_left', 'outcome_text', 'Turn',
+           'check_config', 'task_with', 'StepResult', 'Env', 'Policy', 'rounds_left', 'outcome_line', 'Turn',
            'Transcript', 'canonical_json', 'version_hash', 'sample_action', 'gym_view', 'interpreter']
 
 # %% ../nbs/00_core.ipynb #ef073422
@@ -366,7 +366,7 @@ def rounds_left(obs: dict) -> int | None:
     return None
 
 # %% ../nbs/00_core.ipynb #346b6d25
-def outcome_text(o) -> str:
+def outcome_line(o) -> str:
     "An episode's outcome for a reader: a string as it is; a dict (the market's episode info) as `key: value` pairs, the empty ones left out."
     if not isinstance(o, dict): return str(o)
     show = lambda v: "yes" if v is True else "no" if v is False else ", ".join(map(str, v)) if isinstance(v, list) else str(v)
@@ -418,7 +418,7 @@ class Transcript:
             if t.data.get("tells"): extra += " _(tells: " + ", ".join(x.get("signal", "?") for x in t.data["tells"]) + ")_"
             if "error" in t.data: extra += f" _(error: {t.data['error'].get('code')})_"
             lines.append(f"- **R{t.round} {t.speaker}** `{t.action}`{price}{msg}{extra}")
-        if "outcome" in m: lines += ["", f"**Outcome:** {outcome_text(m['outcome'])}"]
+        if "outcome" in m: lines += ["", f"**Outcome:** {outcome_line(m['outcome'])}"]
         return "\n".join(lines)
 
 # %% ../nbs/00_core.ipynb #7b110200

@@ -305,6 +305,7 @@ def run_tournament(arena: str,                 # arena name, e.g. "bazaar"
         warnings.warn(f"{sum(seed_split(s) == 'train' for s in seeds)} of the seeds are training seeds; "
                       f"evaluate on EVAL_SEEDS ({EVAL_SEEDS.start}..{EVAL_SEEDS.stop - 1}, spec 'eval:N')")
     if isinstance(transcripts, str) and transcripts.isdigit(): transcripts = int(transcripts)   # the CLI's K
+    elif hasattr(transcripts, "__index__") and not isinstance(transcripts, bool): transcripts = transcripts.__index__()   # NumPy's ints
     if not (transcripts in ("all", "none", None) or (type(transcripts) is int and transcripts >= 0)):
         raise ValueError(f"transcripts must be 'all', 'none' or a count of seeds (0 or more), got {transcripts!r:.40}")
     keep = set(seeds) if transcripts == "all" else set() if transcripts in ("none", None, 0) else set(seeds[:transcripts])

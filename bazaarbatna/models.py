@@ -55,18 +55,19 @@ def embedded_model_dir(cache: Path | None = None,  # defaults to `cache_dir()`
     except OSError: shutil.rmtree(tmp, ignore_errors=True)  # another process finished first
     return final
 
-_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")   # 'name' or 'org/name'
+_HUB_ID = re.compile(r"\w[\w.-]*(/\w[\w.-]*)?")   # 'name' or 'org/name'
 
 def resolve_model(name: str = EMBEDDED) -> str:
     """A loadable path or hub id: `'embedded'` becomes the converted local folder. A name that is a path must be a model
     folder (config.json) or an adapter folder (adapter_config.json); one that is neither a path nor a Hub id is a
     ValueError, so a typo is one line, not a traceback from the Hub client."""
     if name in (None, EMBEDDED): return str(embedded_model_dir())
-    name, p = str(name), Path(str(name)).expanduser()
+    name = str(name); p = Path(name)   # no `~` expansion: every other reader of the name (adapter notes, prompt style) takes it as is
     if p.exists():
-        if p.is_dir() and ((p / "config.json").is_file() or (p / "adapter_config.json").is_file()): return str(p)
+        if p.is_dir() and ((p / "config.json").is_file() or (p / "adapter_config.json").is_file()): return name
         raise ValueError(f"no model at {name!r}: a model folder holds config.json, an adapter folder adapter_config.json")
-    if not _HUB_ID.fullmatch(name): raise ValueError(f"no model at {name!r}: no such folder, and not a Hub id like 'org/name'")
+    if not _HUB_ID.fullmatch(name):
+        raise ValueError(f"no model at {name!r}: no such folder, and not a Hub id like 'org/name'" + (" ('~' is not expanded)" if name.startswith("~") else ""))
     return name
 
 # %% ../nbs/01_models.ipynb #475b93ef
@@ -86,7 +87,7 @@ def load_model(name: str = EMBEDDED,  # "embedded", a HF hub id, or a local fold
         tok = AutoTokenizer.from_pretrained(path)
         model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device)
     except OSError as e:   # not on the Hub, or no network: one line that says which model
-        raise ValueError(f"could not load model {name!r}: {str(e).strip().splitlines()[0]}") from e
+        raise ValueError(f"could not load model {name!r}: {' '.join(str(e).split())[:600] or type(e).__name__}") from e
     if tok.pad_token is None: tok.pad_token = tok.eos_token
     tok.padding_side = "left"
     model.generation_config.pad_token_id = tok.pad_token_id
