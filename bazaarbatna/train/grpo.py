@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, math, random, statistics, sys, time
 from dataclasses import dataclass, field
 from pathlib import Path
-from ..core import Refused, _num, extract_json, rounds_left, sub_seed
+from ..core import Refused, _num, extract_json, rounds_left, sub_seed, whole
 from ..arenas import get_arena, list_policies, make_policy
 from ..agents import build_messages, parse_reply, guard_action, teacher_policy, LLMPolicy, prompt_style
 from ..evaluate import TRAIN_SEEDS
@@ -29,8 +29,8 @@ SCALE_REWARDS = ("group", "batch", "none")   # TRL's GRPO advantage scaling
 TASK_DRAWS = ("weighted", "stratified")   # how `episode_rows` gives each group its task: a random draw by weight, or each task its share
 
 def is_count(x) -> bool:
-    "Whether `x` is a whole number >= 1 (a bool is not)."
-    return isinstance(x, int) and not isinstance(x, bool) and x >= 1
+    "Whether `x` is a whole number >= 1 (a bool is not): `core.whole(1)`."
+    return whole(1)(x)
 
 def task_weights(arena: str,     # "bazaar" or "market"
                  tasks=None,     # None (every task), a list of task names, or {task: weight}

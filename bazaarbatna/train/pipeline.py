@@ -10,7 +10,7 @@ import json, math, os, shutil, sys, time
 from pathlib import Path
 from ..evaluate import best_scripted
 from .checkpoints import read_json, atomic_write_json, curve_path
-from ..core import whole
+from .grpo import is_count
 
 # %% auto #0
 __all__ = ['RECIPE_KEYS', 'DECISION_ONLY', 'EVAL_SPLITS', 'STAGES', 'VALID_JSON_GOAL', 'GRPO_STEP_TARGET_S', 'RECORD_RECIPES',
@@ -331,7 +331,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
     main = is_main_launch()   # under accelerate launch: every process trains, the main one alone evaluates and writes the records
     if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
     for k, v in (("steps", steps), ("sft_steps", sft_steps), ("grpo_steps", grpo_steps)):
-        if v is not None and not whole(1)(v): raise ValueError(f"{k} must be a whole number of at least 1, got {v!r}")
+        if v is not None and not is_count(v): raise ValueError(f"{k} must be a whole number of at least 1, got {v!r}")
     if steps is not None and stage not in ("sft", "dagger", "grpo"):   # it was silently ignored
         raise ValueError(f"steps sets the steps of one training stage (sft, dagger or grpo), not of {stage!r}; "
                          "for every stage, set them in a recipe (--recipe)")
@@ -594,7 +594,6 @@ def bench_grpo(recipe: str | None = None,     # the recipe whose GRPO stage is t
               ) -> dict:
     "Seconds per step of the recipe's GRPO stage as `bazaarbatna train grpo --recipe` runs it, against the CPU goal."
     import tempfile
-    from bazaarbatna.train.grpo import is_count
     if not is_count(steps): raise ValueError(f"steps must be a whole number >= 1, got {steps!r}")
     recipe = recipe or RECORD_RECIPES[arena]
     rec = load_recipe(recipe)
