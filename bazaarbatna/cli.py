@@ -150,7 +150,8 @@ def cmd_demo(args):
     from bazaarbatna.agents import trained_arenas
     from bazaarbatna.models import EMBEDDED
     embedded, noted = args.model in (None, EMBEDDED), trained_arenas(args.model)
-    if noted and arena not in noted:
+    foreign = bool(noted) and arena not in noted   # an adapter trained in the other arena
+    if foreign:
         print(f"warning: {args.model} was trained in the {' and '.join(noted)} arena, not {arena}: expect refused replies",
               file=sys.stderr, flush=True)
     print(f"Loading model {args.model!r}" + (" (the first run converts the embedded model, ~20 s)" if embedded else "") + "...",
@@ -171,7 +172,7 @@ def cmd_demo(args):
               "`bazaarbatna demo --model runs/quickstart/grpo/final`.", file=sys.stderr, flush=True)
     elif ep.get("reason") == "invalid_actions":
         print(f"The model's replies were refused (above): {args.model} did not write actions this arena reads"
-              + (f" (it was trained in the {' and '.join(noted)} arena)." if noted and arena not in noted else "."), file=sys.stderr, flush=True)
+              + (f" (it was trained in the {' and '.join(noted)} arena)." if foreign else "."), file=sys.stderr, flush=True)
     return {"arena": arena, "task": task, "seed": args.seed, "model": args.model, "steps": steps, "return": round(total, 4),
             **{k: ep.get(k) for k in ("deal", "utility", "rounds", "reason")}, "seconds": round(time.time() - t0, 1)}
 

@@ -98,8 +98,8 @@ def _parse_int(s: str) -> int:
     if len(s) <= 400: return int(s)
     return -_HUGE if s[0] == "-" else _HUGE
 
-def _loads(text: str):
-    try: return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int)
+def _loads(text: str, refuse_constants: bool = True):   # False: NaN and Infinity parse (as floats)
+    try: return json.loads(text, parse_constant=_refuse_constant if refuse_constants else None, parse_int=_parse_int)
     except RecursionError: raise ActionError("too_deep", None, "the JSON nests too deeply; send one flat object like {\"action\": ...}") from None
 
 def _balanced_objects(text: str):
@@ -128,12 +128,11 @@ def extract_json(text: str,  # a model's reply, or a JSON string
     if not isinstance(text, str): raise ActionError("wrong_type", None, f"expected a JSON string, got {type(text).__name__}")
     stripped = text.strip()
     if stripped[:1] in _JSON_STARTS:  # is the whole reply one JSON value? then it is the action, or no action at all
-        try: whole = json.loads(stripped, parse_int=_parse_int)   # NaN parses here: "NaN? No: {...}" is prose, not a value
-        except json.JSONDecodeError: whole = _NOTHING
-        except RecursionError: whole = None; _loads(stripped)      # raises too_deep
-        if whole is not _NOTHING:
-            if isinstance(whole, dict): return _loads(stripped), True   # its NaN and Infinity refused
-            raise ActionError("not_object", None, f"the JSON must be an object like {{\"action\": ...}}, not {JSON_KINDS.get(type(whole), 'that')}")
+        try: value = _loads(stripped, refuse_constants=False)   # NaN parses here: "NaN? No: {...}" is prose, not a value
+        except json.JSONDecodeError: value = _NOTHING
+        if value is not _NOTHING:
+            if isinstance(value, dict): return _loads(stripped), True   # its NaN and Infinity refused
+            raise ActionError("not_object", None, f"the JSON must be an object like {{\"action\": ...}}, not {JSON_KINDS.get(type(value), 'that')}")
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text[s:e] for s, e in _balanced_objects(text)]
     for c in candidates:
         try: obj = _loads(c)

@@ -370,12 +370,12 @@ class MarketEnv:
             hit = _setup(task, self.judge.name, self.driven)
             if key is not None: _SETUPS[key] = hit
         self.order, self.decay, self.opponent_version = hit
-        self.seed, self.fresh = seed if type(seed) is int else episode_seed(seed), None
+        self.seed, self.fresh = episode_seed(seed), None
         self._draw()                  # the episode, without the observation nobody reads here (`reset` makes it)
 
     def reset(self, seed: int | None = None) -> dict:
         "Start a new episode (same seed, same episode); return lab 0's observation."
-        if seed is not None: self.seed = seed if type(seed) is int else episode_seed(seed)
+        if seed is not None: self.seed = episode_seed(seed)
         f = self.fresh                # the seed of an episode drawn and not played since (the constructor draws, and
         if f is None or f != self.seed: self._draw()   # `make_env` then `reset` is the
         return self.observe(0)        # usual start): else that episode is this one, bit for bit (a function of the seed)
