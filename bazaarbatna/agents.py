@@ -6,7 +6,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/agents.html.md"""
 
 # %% ../nbs/40_agents.ipynb #41243bbf
 from __future__ import annotations
-import importlib, json, re, sys, time
+import importlib, json, re, sys, time, warnings
 from pathlib import Path
 from .core import ActionError, Refused, extract_json, sub_seed
 from .arenas import ARENAS, get_arena, make_policy
@@ -14,8 +14,8 @@ from .arenas import ARENAS, get_arena, make_policy
 # %% auto #0
 __all__ = ['PROMPT_STYLE_FILE', 'arena_prompting', 'action_format', 'system_prompt', 'build_messages', 'task_brief',
            'compact_system_prompt', 'compact_observation', 'parse_reply', 'guard_action', 'teacher_policy',
-           'reply_json', 'prompt_style', 'write_prompt_style', 'saved_prompt_style', 'trained_arenas', 'adapter_base',
-           'load_policy_model', 'release_policy_model', 'LLMPolicy', 'rollout_batch']
+           'reply_json', 'prompt_style', 'write_prompt_style', 'saved_prompt_style', 'noted_or_warn', 'trained_arenas',
+           'adapter_base', 'load_policy_model', 'release_policy_model', 'LLMPolicy', 'rollout_batch']
 
 # %% ../nbs/40_agents.ipynb #4a542d3b
 def arena_prompting(arena: str) -> dict:
@@ -172,6 +172,14 @@ def saved_prompt_style(model) -> bool | None:
         if isinstance(c, bool): return c
     return None
 
+def noted_or_warn(model) -> bool | None:
+    "`saved_prompt_style(model)`, with a warning when `model` is an adapter folder that notes no prompt style (it gets the full prompts)."
+    c = saved_prompt_style(model)
+    if c is None and isinstance(model, (str, Path)) and (Path(str(model)) / "adapter_config.json").is_file():
+        warnings.warn(f"{model} is an adapter with no {PROMPT_STYLE_FILE} note of the prompts it was trained on: prompting it with the "
+                      f"full prompts; pass compact=True if it was trained on compact ones (or note it: agents.write_prompt_style)")
+    return c
+
 def _read_note(path: Path) -> dict:
     "A JSON note's object: {} when it is missing, broken or not an object."
     try: note = json.loads(path.read_text())
@@ -238,7 +246,7 @@ class LLMPolicy:
                  compact: bool | None = None,      # compact prompts (`build_messages(compact=True)`); None: as noted beside the adapter, else full
                  stop_at_json: bool = True,        # end a reply at its first complete JSON object (same parsed action)
                  keep_ids: bool = False):          # keep each reply's prompt and reply token ids in `last_ids` (for RL)
-        if compact is None: compact = bool(saved_prompt_style(model))
+        if compact is None: compact = bool(noted_or_warn(model))
         get_arena(arena)  # fail early on an unknown arena
         self.arena, self.temperature, self.top_p, self.max_new_tokens, self.seed = arena, temperature, top_p, max_new_tokens, seed
         self.guard, self.batch_size, self.device, self.compact = guard, batch_size, device, compact

@@ -270,7 +270,10 @@ def episode_trainer_class():
     import torch
     from trl import GRPOTrainer
     from bazaarbatna.models import checkpointing_off   # TRL's disable_gradient_checkpointing reads the name transformers 5 deprecates
+    from bazaarbatna.agents import write_prompt_style
+    from bazaarbatna.train.profiles import trl_cpu_fallback
     from trl.trainer.utils import use_adapter
+    trl_cpu_fallback()   # TRL < 1.16's fused loss has no CPU path: without it a CPU step fails (idempotent; nothing on later TRL)
 
     class EpisodeGRPOTrainer(GRPOTrainer):
         "GRPO on whole episodes: each dataset row is a (task, seed) whose group of `num_generations` episodes is played live."
@@ -286,9 +289,21 @@ def episode_trainer_class():
             self.episode_policies, self.advantage, self.max_episode_steps, self.sampling_seed = policies, advantage, max_steps, sampling_seed
             self.rows_per_backward = rows_per_backward
             on_cpu = self.accelerator.device.type == "cpu" and self.accelerator.num_processes == 1
-            checkpointed = any(getattr(m, "gradient_checkpointing", False) for m in self.model.modules())   # drops a layer's cache
+            # checkpointing drops a layer's cache; `train()` switches it on later when the config asks (TRL's default)
+            checkpointed = self.args.gradient_checkpointing or any(getattr(m, "gradient_checkpointing", False) for m in self.model.modules())
             self.share_prefix = (on_cpu if share_prefix is None else bool(share_prefix)) and not checkpointed
             self.played = []   # the last step's groups (their records), for inspection
+
+        def prompt_note(self) -> dict | None:
+            "The prompt-style note (`agents.prompt_style`) of the policies it trains, written beside every adapter it saves; None when they disagree."
+            styles = {getattr(p, "compact", None) for p in getattr(self, "episode_policies", {}).values()}
+            if len(styles) != 1 or not isinstance(c := styles.pop(), bool): return None
+            return prompt_style(c, "grpo", self.episode_policies)
+
+        def _save(self, output_dir: str | None = None, state_dict=None):
+            "TRL's save, and the prompt-style note beside it: `LLMPolicy` then prompts the adapter the way it was trained."
+            super()._save(output_dir, state_dict)
+            if (note := self.prompt_note()) is not None: write_prompt_style(output_dir or self.args.output_dir, **note)
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
             """TRL's loss, its backward taken `rows_per_backward` rows at a time: a step's batch has as many rows as the
@@ -336,6 +351,8 @@ def episode_trainer_class():
             return groups
 
         def _generate_and_score_completions(self, inputs):
+            if not hasattr(self, "episode_policies"):
+                raise RuntimeError("EpisodeGRPOTrainer plays its episodes with the policies given to setup_episodes(policies): call it before train()")
             G, mode = self.num_generations, "train" if self.model.training else "eval"
             groups = self.play(inputs[::G])   # TRL's sampler repeats each row G times in a row
             self.played = groups
