@@ -349,7 +349,7 @@ class Policy(Protocol):
     def act(self, observation: dict) -> dict | str: ...
 
 INVALID_ACTION_PENALTY = -0.1  # reward for an action that fails to parse or is not allowed now
-MAX_INVALID_ACTIONS = 5        # invalid actions in one episode before it ends as a timeout
+MAX_INVALID_ACTIONS = 5        # invalid actions in one episode before it ends (reason `invalid_actions`)
 
 # %% ../nbs/00_core.ipynb #895a6b6b
 def rounds_left(obs: dict) -> int | None:

@@ -120,7 +120,7 @@ REWARD_TABLE = [
      "formula": "Φ(s') - Φ(s), Φ = 0.2 * clip((budget - ask) / (budget - seller_cost), 0, 1), Φ = 0 when done",
      "why": "dense credit for making the seller concede; telescopes to -Φ(s0), so it cannot be farmed"},
     {"component": "invalid_action", "when": "an action fails to parse or is not allowed now", "range": "-0.1",
-     "formula": "INVALID_ACTION_PENALTY; state unchanged; the 5th ends the episode as a timeout", "why": "precise errors, no crashes"},
+     "formula": "INVALID_ACTION_PENALTY; state unchanged; the 5th ends the episode (reason `invalid_actions`)", "why": "precise errors, no crashes"},
 ]
 
 # %% ../../nbs/13_bazaar_env.ipynb #9ad56d78
