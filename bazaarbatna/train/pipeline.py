@@ -371,21 +371,15 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
                                   adapter=str(sft_dir), dagger=True, stage="dagger", **imitation)
     imitated = dagger_dir if dagger_dir.exists() else sft_dir   # where GRPO starts
     if stage in ("grpo", "all"):
-        from bazaarbatna.train.grpo import CONTINUATION, train_grpo
+        from bazaarbatna.train.grpo import train_grpo
         n = steps if stage == "grpo" and steps else grpo_steps or rec["grpo"]["steps"]
         adapter = str(imitated) if imitated.exists() else None
         say(f"GRPO: {n} steps from {'the ' + imitated.parent.name + ' adapter' if adapter else 'the base model'}")
         g = rec["grpo"]
-        res["grpo"] = train_grpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n,
-                                 prompts_per_step=g.get("prompts_per_step", 2), learning_rate=g.get("learning_rate", 5e-5),
-                                 n_seeds=g.get("n_seeds", 4), resume=resume, hub_repo=hub_repo,
-                                 tasks=g.get("tasks", rec.get("train_tasks")), compact=compact, mode=g.get("mode", "episode"),
-                                 advantage=g.get("advantage", "episode"), max_episode_steps=g.get("max_episode_steps", 200), task_draw=g.get("task_draw", "weighted"),
-                                 rows_per_backward=g.get("rows_per_backward", 32),
-                                 max_per_episode=g.get("max_per_episode", 6), continuation=g.get("continuation", CONTINUATION),
-                                 temperature=g.get("temperature", 1.0), scale_rewards=g.get("scale_rewards", "group"),
-                                 on_policy_states=g.get("on_policy_states", False), last_rounds=g.get("last_rounds"), beta=g.get("beta", 0.0),
-                                 recollect_every=g.get("recollect_every"), seed=seed, keep=keep)
+        given = {k: g[k] for k in RECIPE_KEYS["grpo"] - {"steps"} if k in g}   # what the recipe leaves out takes train_grpo's default
+        given.setdefault("tasks", rec.get("train_tasks"))
+        res["grpo"] = train_grpo(out, model=model, adapter=adapter, profile=p, arenas=arenas, steps=n, resume=resume, hub_repo=hub_repo,
+                                 compact=compact, seed=seed, keep=keep, **given)
     if not main: return res   # the others' part is done: the evaluation, the dashboard and pipeline.json are the main process's
     if stage in ("eval", "all"):
         models = {"base": model}
