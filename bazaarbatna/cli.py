@@ -10,10 +10,10 @@ import argparse, contextlib, json, math, sys, time, warnings
 # `evaluate` (tables, seed specs) is imported where it is used: it loads numpy, most of what `--help` would cost
 
 # %% auto #0
-__all__ = ['EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality', 'cmd_eval',
-           'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'demo_arena', 'cmd_demo', 'cmd_arena', 'cmd_ui',
-           'cmd_fit_tuned', 'task_names', 'cmd_headroom', 'cmd_imitation', 'whole_arg', 'real_arg', 'build_parser',
-           'missing_extra', 'install_hint', 'main']
+__all__ = ['DEMO_SEED', 'EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_policies', 'cmd_bench', 'cmd_seller_quality',
+           'cmd_eval', 'cmd_report', 'cmd_serve', 'cmd_train', 'demo_said', 'demo_arena', 'cmd_demo', 'cmd_arena',
+           'cmd_ui', 'cmd_fit_tuned', 'task_names', 'cmd_headroom', 'cmd_imitation', 'whole_arg', 'real_arg',
+           'build_parser', 'missing_extra', 'install_hint', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
 def emit(result, as_json: bool = False, title: str | None = None):
@@ -29,7 +29,9 @@ def emit(result, as_json: bool = False, title: str | None = None):
             elif isinstance(v, dict) and v and all(isinstance(x, dict) for x in v.values()):
                 rows = [{"name": n, **x} for n, x in v.items()]
                 cols = list(dict.fromkeys(c for r in rows for c in r))
-                print(f"\n{k}:\n{format_table(rows, columns=cols)}")
+                nested = [c for c in cols if any(isinstance(r.get(c), (dict, list)) for r in rows)]   # a table cell holds a value, not a structure
+                print(f"\n{k}:\n{format_table(rows, columns=[c for c in cols if c not in nested])}")
+                if nested: print(f"({', '.join(nested)}: with --json)")
             elif isinstance(v, dict): print(f"{k}: {json.dumps(v, default=str)}")
             else: print(f"{k}: {v}")
         return
@@ -132,6 +134,8 @@ def demo_said(action, error: dict | None, width: int = 100) -> str:
     "One line for a demo step: the action the env took, or the refused reply with the error code."
     if error: return f"refused ({error['code']}): {str(action)[:width]!r}"
     return json.dumps(action, ensure_ascii=False)[:width] if isinstance(action, dict) else str(action)[:width]
+
+DEMO_SEED = 100_000   # `evaluate.EVAL_SEEDS[0]`, written out: the CLI parses its arguments without importing evaluate (numpy)
 
 def demo_arena(arena: str | None, model) -> str:
     "The arena a demo plays: the one asked for, else the one the adapter was trained in (its note), else the bazaar."
@@ -285,7 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = add("demo", cmd_demo, "a short negotiation on the embedded model, printed as a transcript")
     s.add_argument("--model", default="embedded")
     s.add_argument("--arena", choices=["bazaar", "market"], help="default: the arena the adapter was trained in (its bazaarbatna.json), else bazaar")
-    s.add_argument("--task", help="default: the arena's first task (single_deal, single_trade)"); s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--task", help="default: the arena's first task (single_deal, single_trade)")
+    s.add_argument("--seed", type=int, default=DEMO_SEED, help=f"default: {DEMO_SEED}, the first validation seed (no training stage played it)")
     s = add("eval", cmd_eval, "run a tournament; records under --out")
     s.add_argument("--arena", required=True, choices=["bazaar", "market"])
     s.add_argument("--tasks", default="all")

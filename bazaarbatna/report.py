@@ -78,7 +78,7 @@ def plot_baseline_bars(records: list[dict],   # records of one arena
     for ax in list(axes.flat)[len(groups):]: ax.set_visible(False)
     for row in axes: row[0].set_ylabel("episode reward", fontsize=8)
     n_seeds = len({r["seed"] for r in records})
-    fig.suptitle(title or f"{records[0].get('arena', '')}: mean episode reward ± std over {n_seeds} seeds, policies best first",
+    fig.suptitle(title or f"{records[0].get('arena', '')}: mean episode reward ± std over {n_seeds} seeds, policies in the overall ranking",
                  fontsize=11)
     return _save(fig, path)
 
@@ -209,6 +209,7 @@ def before_after(run_dir,                  # the run directory
                  before: str, after: str,  # policy names
                  out_stem,                 # writes OUT_STEM.md and OUT_STEM.png
                  task: str | None = None, seed: int | None = None,
+                 sides: tuple = ("before", "after"),  # what the two are called (a plain evaluation: the last-ranked and the expert)
                 ) -> dict | None:
     "Markdown and a figure comparing two policies' transcripts on the same task and seed."
     run_dir = Path(run_dir)
@@ -219,14 +220,14 @@ def before_after(run_dir,                  # the run directory
     recs = [ix[(before, task, seed)], ix[(after, task, seed)]]
     trs = [_load_transcript(run_dir, r) for r in recs]
     arena = recs[0].get("arena", "")
-    md = [f"# Before vs after — {arena} · {task} · seed {seed}", ""]
-    for label, r, tr in zip(("Before", "After"), recs, trs):
+    md = [f"# {sides[0].capitalize()} vs {sides[1]} — {arena} · {task} · seed {seed}", ""]
+    for label, r, tr in zip((sides[0].capitalize(), sides[1].capitalize()), recs, trs):
         md += [f"## {label}: `{r['policy']}`", "", f"_{_outcome(r)}_", "", tr.to_markdown(), ""]
     out_stem = Path(out_stem); out_stem.parent.mkdir(parents=True, exist_ok=True)
     (out_stem.with_suffix(".md")).write_text("\n".join(md))
     fig = _figure(10, 3.8)
     axes = fig.subplots(1, 2, sharey=True)
-    for ax, label, r, tr in zip(axes, ("before", "after"), recs, trs):
+    for ax, label, r, tr in zip(axes, sides, recs, trs):
         priced = [t for t in tr.turns if t.price is not None]
         bilateral = {t.speaker for t in priced if not t.speaker.startswith("rival")} <= {"buyer", "seller"}
         if priced and bilateral:
@@ -286,7 +287,8 @@ def build_report(run_dir,                  # a directory holding results.jsonl (
         pols = [r["policy"] for r in rank]
         a = after or ("expert" if "expert" in pols else leader)
         b = before or next((p for p in reversed(pols) if p != a), a)
-        ba = before_after(run_dir, recs, b, a, figdir / f"before_after_{arena}", task, seed) if a != b else None
+        sides = ("before", "after") if before or after else ("last-ranked", "expert" if a == "expert" else "leader")   # no training pair named
+        ba = before_after(run_dir, recs, b, a, figdir / f"before_after_{arena}", task, seed, sides) if a != b else None
         if ba: figs["before_after"] = ba["figure"]
         market = marketplace_section(recs, run_dir, figdir / f"marketplace_{arena}.png", rank)
         if market and market.get("figure"): figs["marketplace"] = market["figure"]
@@ -303,7 +305,7 @@ def build_report(run_dir,                  # a directory holding results.jsonl (
                markdown_table(paired_rows(summ["paired"])), "",
                f"![baseline bars]({rel(figs['bars'])})", "", f"![reward distributions]({rel(figs['rewards'])})", ""]
         if ba:
-            md += [f"### Before vs after: `{b}` → `{a}` on {ba['task']}, seed {ba['seed']}", "",
+            md += [f"### {sides[0].capitalize()} vs {sides[1]}: `{b}` → `{a}` on {ba['task']}, seed {ba['seed']}", "",
                    f"![before vs after]({rel(ba['figure'])})", "", f"Transcripts: [{rel(ba['markdown'])}]({rel(ba['markdown'])})", ""]
         if market:
             md += ["### Marketplace: how each buyer closed", "",

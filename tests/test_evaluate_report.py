@@ -38,12 +38,12 @@ def test_report_from_records_alone(run_dir, tmp_path):
     for f in rep["figures"]: _check_png(f)
     md = Path(rep["tables"]).read_text()
     for s in ("### Ranking over all tasks", "### Per task", "### Paired difference", "![baseline bars](figures/bars_evaltoy.png)",
-              "Before vs after: `junk` → `expert`"):
+              "Last-ranked vs expert: `junk` → `expert`"):
         assert s in md, s
     tj = json.loads((d / "tables.json").read_text())
     assert [r["policy"] for r in tj["evaltoy"]["ranking"]][0] == "expert"
     ba = Path(ar["before_after"]["markdown"]).read_text()
-    assert "## Before: `junk`" in ba and "## After: `expert`" in ba and "error: not_json" in ba
+    assert "## Last-ranked: `junk`" in ba and "## Expert: `expert`" in ba   # no training pair named: not "before/after" and "error: not_json" in ba
     # same records, same tables
     first = md
     assert Path(build_report(d)["tables"]).read_text() == first
