@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, asdict, replace
 from typing import Any, Protocol, runtime_checkable
 
 # %% auto #0
-__all__ = ['ERROR_CODES', 'JSON_KINDS', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'GYM_CHARSET', 'make_rng',
+__all__ = ['ERROR_CODES', 'JSON_KINDS', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_ACTIONS', 'TURN_ARGS', 'GYM_CHARSET', 'make_rng',
            'episode_seed', 'sub_seed', 'ActionError', 'short_repr', 'is_text', 'extract_json', 'int_digits', 'num_text',
            'ladder_price', 'Field', 'Refused', 'ActionSchema', 'whole', 'real', 'pair', 'one_of', 'names_from',
            'check_config', 'task_with', 'StepResult', 'Env', 'Policy', 'rounds_left', 'outcome_line', 'Turn',
@@ -371,6 +371,8 @@ def outcome_line(o) -> str:
     show = lambda v: "yes" if v is True else "no" if v is False else ", ".join(map(str, v)) if isinstance(v, list) else str(v)
     return "; ".join(f"{k.replace('_', ' ')}: {show(v)}" for k, v in o.items() if v not in (None, [], ""))
 
+TURN_ARGS = ("kind", "job", "block", "hours", "offer", "answers", "counter", "target", "to", "coalition")   # a turn's `data` keys naming what it acted on (shown beside the move)
+
 @dataclass(slots=True)
 class Turn:
     "One move in a negotiation."
@@ -410,13 +412,15 @@ class Transcript:
         head = " · ".join(f"{k}: {m[k]}" for k in ("arena", "task", "seed", "policy", "opponent_version") if k in m)
         lines = [f"### Transcript — {head}" if head else "### Transcript", ""]
         for t in self.turns:
+            d = t.data
+            args = ", ".join(f"{k} {d[k]}" for k in TURN_ARGS if type(d.get(k)) in (str, int) and d[k] != "")   # what the move acted on
             price = f" **{t.price:g}**" if t.price is not None else ""
             msg = f" — {t.message}" if t.message else ""
             extra = ""
-            if "score" in t.data: extra += f" _(judge: {t.data['score']:.2f})_"
-            if t.data.get("tells"): extra += " _(tells: " + ", ".join(x.get("signal", "?") for x in t.data["tells"]) + ")_"
-            if "error" in t.data: extra += f" _(error: {t.data['error'].get('code')})_"
-            lines.append(f"- **R{t.round} {t.speaker}** `{t.action}`{price}{msg}{extra}")
+            if "score" in d: extra += f" _(judge: {d['score']:.2f})_"
+            if d.get("tells"): extra += " _(tells: " + ", ".join(dict.fromkeys(x.get("signal", "?") for x in d["tells"])) + ")_"   # each signal once
+            if "error" in d: extra += f" _(error: {d['error'].get('code')})_"
+            lines.append(f"- **R{t.round} {t.speaker}** `{t.action}`{f' ({args})' if args else ''}{price}{msg}{extra}")
         if "outcome" in m: lines += ["", f"**Outcome:** {outcome_line(m['outcome'])}"]
         return "\n".join(lines)
 
