@@ -371,7 +371,7 @@ def outcome_line(o) -> str:
     show = lambda v: "yes" if v is True else "no" if v is False else ", ".join(map(str, v)) if isinstance(v, list) else str(v)
     return "; ".join(f"{k.replace('_', ' ')}: {show(v)}" for k, v in o.items() if v not in (None, [], ""))
 
-TURN_ARGS = ("kind", "job", "block", "hours", "offer", "answers", "counter", "target", "to", "coalition")   # a turn's `data` keys naming what it acted on (shown beside the move)
+TURN_ARGS = ("kind", "job", "block", "hours", "offer", "answers", "counter", "target", "to", "coalition", "buyer")   # a turn's `data` keys naming what it acted on (shown beside the move)
 
 @dataclass(slots=True)
 class Turn:

@@ -313,7 +313,7 @@ def build_report(run_dir,                  # a directory holding results.jsonl (
                    markdown_table(market["summary"]), ""]
             if market.get("seed") is not None:
                 one = [r for r in market["rows"] if r["seed"] == market["seed"]]
-                md += [f"Every buyer on seed {market['seed']} (rivals' last sealed bid; `outbid`: the agent won, `no sale`: nobody did):", "",
+                md += [f"Every buyer on seed {market['seed']} (rivals' last sealed bid; `outbid`: another buyer won, the agent or a rival; `no sale`: nobody did; a policy whose transcript was not kept has its own row only):", "",
                        markdown_table(one, ["policy", "buyer", "outcome", "round", "price", "price/ask"]), "",
                        f"![marketplace]({rel(market['figure'])})", ""]
         tables[arena] = {**summ, "before_after": ba, "marketplace": market, "expert_rank": expert_rank, "leader": leader}

@@ -384,7 +384,7 @@ def _seller_turn(self: BazaarEnv, p: float, raise_: float, msg: str, comps: dict
         s.seller_offers.append(r.price)
         self._say("seller", "counter", r.price, r.message, r.data)
     elif r.action == "accept":
-        self._say("seller", "accept", offer, r.message, r.data)
+        self._say("seller", "accept", offer, r.message, {**r.data, "buyer": "rival"} if offer > p else r.data)   # whose bid it took
         if offer > p: self._end_deal(None, "sold_to_rival", comps, rival_price=offer)
         else: self._end_deal(p, "deal_seller_accepted", comps)
     elif r.action == "walk":
