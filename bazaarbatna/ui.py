@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from fastcore.basics import patch
-from .core import ActionError, ActionSchema, Field, Transcript, Turn, num_text, rounds_left
+from .core import ActionError, ActionSchema, Field, Transcript, Turn, TURN_ARGS, num_text, rounds_left
 
 # %% auto #0
 __all__ = ['SIGNAL_COLORS', 'DEFAULT_TELL_COLOR', 'REASONS', 'CURRENCY_SIGNS', 'PALETTE', 'SPEAKER_COLORS', 'HIDDEN_KEYS',
@@ -140,7 +140,7 @@ def turn_html(turn: Turn,                 # one transcript turn
     who = esc(turn.speaker)
     head = f'<div class="bb-meta">R{esc(turn.round)} · <b>{who}</b> · {esc(str(turn.action).replace("_", " "))}'
     if d.get("target") is not None: head += f" → {esc(d['target'])}"
-    extra = [f"{k} {d[k]}" for k in ("block", "job", "hours", "offer", "coalition") if isinstance(d.get(k), (str, int)) and d.get(k) != ""]
+    extra = [f"{k} {d[k]}" for k in TURN_ARGS if k != "target" and type(d.get(k)) in (str, int) and d[k] != ""]   # the target is drawn as an arrow
     if extra: head += f' <span class="bb-detail">({esc(", ".join(extra))})</span>'
     head += "</div>"
     body = ""

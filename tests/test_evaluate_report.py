@@ -43,7 +43,7 @@ def test_report_from_records_alone(run_dir, tmp_path):
     tj = json.loads((d / "tables.json").read_text())
     assert [r["policy"] for r in tj["evaltoy"]["ranking"]][0] == "expert"
     ba = Path(ar["before_after"]["markdown"]).read_text()
-    assert "## Last-ranked: `junk`" in ba and "## Expert: `expert`" in ba   # no training pair named: not "before/after" and "error: not_json" in ba
+    assert "## Last-ranked: `junk`" in ba and "## Expert: `expert`" in ba and "error: not_json" in ba   # no training pair named: not "before/after"
     # same records, same tables
     first = md
     assert Path(build_report(d)["tables"]).read_text() == first

@@ -209,8 +209,9 @@ def step(self: MarketplaceArena, actions: dict,  # buyer name -> its action (a d
             h.runner_up = max([b[0] for b in bids if b[1] != lead], default=0.0)
             h._seller_turn(p, raise_, msg, {})
             t = h.transcript.turns[-1]   # the seller's answer, the last turn `_seller_turn` recorded
-            if t.action == "accept":
-                self._broadcast(open_, "accept", t.price, t.message, t.data)
+            if t.action == "accept":   # every other seat hears whose bid it took
+                for seats, data in (([a for a in open_ if a == lead], t.data), ([a for a in open_ if a != lead], {**t.data, "buyer": "rival"})):
+                    self._broadcast(seats, "accept", t.price, t.message, data)
                 self._sell(lead, p, "deal_seller_accepted", comps, open_)
             else:
                 self._broadcast(open_, t.action, t.price, t.message, t.data)

@@ -271,7 +271,7 @@ def episode_trainer_class():
     from trl import GRPOTrainer
     from bazaarbatna.models import checkpointing_off   # TRL's disable_gradient_checkpointing reads the name transformers 5 deprecates
     from bazaarbatna.agents import write_prompt_style
-    from bazaarbatna.train.profiles import trl_cpu_fallback
+    from bazaarbatna.train.profiles import checkpointing_args, trl_cpu_fallback
     from trl.trainer.utils import use_adapter
     trl_cpu_fallback()   # TRL < 1.16's fused loss has no CPU path: without it a CPU step fails (idempotent; nothing on later TRL)
 
@@ -290,7 +290,7 @@ def episode_trainer_class():
             self.rows_per_backward = rows_per_backward
             on_cpu = self.accelerator.device.type == "cpu" and self.accelerator.num_processes == 1
             # checkpointing drops a layer's cache; `train()` switches it on later when the config asks (TRL's default)
-            checkpointed = self.args.gradient_checkpointing or any(getattr(m, "gradient_checkpointing", False) for m in self.model.modules())
+            checkpointed = getattr(self.args, checkpointing_args()[0], False) or any(getattr(m, "gradient_checkpointing", False) for m in self.model.modules())
             self.share_prefix = (on_cpu if share_prefix is None else bool(share_prefix)) and not checkpointed
             self.played = []   # the last step's groups (their records), for inspection
 
