@@ -5,7 +5,7 @@ import pytest
 from bazaarbatna.core import ERROR_CODES, INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS
 from bazaarbatna.bazaar.env import TASKS, make_env, NO_DEAL_PENALTY, SHAPING_WEIGHT
 from bazaarbatna.bazaar.policies import POLICIES
-from bazaarbatna.bazaar.sellers import leaks_reservation
+from bazaarbatna.bazaar.sellers import leaks_reservation, says_only
 from bazaarbatna.bazaar.arena import MarketplaceArena, CLOSINGS, play_arena, arena_report, closing
 
 ALL = list(POLICIES)
@@ -155,6 +155,19 @@ def test_seller_rules_and_winner_reached_the_price():
         for o in res["outcomes"]:
             if o is not w: assert o["closed"] != "won" and (o["closed"] != "lost_to_rival" or o["sold_at"] == w["price"])
     assert sold > 100
+
+def test_a_seller_counter_names_the_price_it_offers():
+    "The rival anchor raises a counter before its words are written, so the message never names a lower price."
+    counters = []
+    for seed in range(60):
+        env = make_env("marketplace_arena", seed=seed); obs = env.reset(seed); pol = POLICIES["expert"](); pol.reset(seed)
+        while not obs["done"]: obs = env.step(pol.act(obs)).observation
+        counters += [(t, env.s.tick) for t in env.transcript.turns if t.speaker == "seller" and t.action == "counter"]
+        res = play_arena(["expert", "boulware", "split_difference"], seed)
+        counters += [(t, res["tick"]) for t in res["transcript"].turns if t.speaker == "seller" and t.action == "counter"]
+    assert len(counters) > 300
+    bad = [(t.price, t.message) for t, tick in counters if not says_only(t.message, (t.price,), t.price, tick)]
+    assert not bad, bad[:3]
 
 def test_rewards_follow_the_surplus_formula():
     "Hand-checked case: seed 0, budgets [2260, 2340], cost 1267.85, ask 2290."

@@ -307,13 +307,14 @@ class BazaarEnv:
                           0.0, s.t, task.max_rounds, 0.0, "", s.pressure, firm, s.insults, s.flex, task.cue_mode,
                           final_min=s.final_min)
 
-    def _view(self, offer: float, buyer_raise: float = 0.0, buyer_message: str = "") -> SellerView:
+    def _view(self, offer: float, buyer_raise: float = 0.0, buyer_message: str = "", anchor: float = 0.0) -> SellerView:
         "The seller's view of this turn: one object per deal, updated in place, for a seller that reads no dialogue."
         s = self.s
         if self._wants_dialogue:  # such a seller (an LLM, a custom one) may keep its views: a new one each turn
             v = self._deal_view(); v.dialogue = tuple(recent_dialogue(s.dialogue))
         else: v = self._v
         v.last_ask, v.offer, v.t, v.buyer_raise, v.buyer_message, v.insults = s.last_ask, offer, s.t, buyer_raise, buyer_message, s.insults
+        v.anchor = anchor
         return v
 
     def _say(self, speaker: str, action: str, price, message: str, extra: dict | None = None):
@@ -374,11 +375,10 @@ def _seller_turn(self: BazaarEnv, p: float, raise_: float, msg: str, comps: dict
     s = self.s
     best_rival = self._rival_bids() if s.rival_budgets else 0.0
     offer = p if p >= best_rival else best_rival
-    v = self._view(offer, raise_, msg)
+    # a counter names at least the best rival bid × 1.05 (`apply_guards` reads the anchor before the words are written)
+    v = self._view(offer, raise_, msg, ceil_tick(best_rival * 1.05, s.tick) if best_rival else 0.0)
     r = self.seller.respond(v, self.rng)
     if r.data.get("insult") and offer == p: s.insults += 1
-    if r.action == "counter" and best_rival:  # anchor to the best bid, never above the last ask
-        r.price = guard_counter(max(r.price, ceil_tick(best_rival * 1.05, s.tick)), s.floor, s.last_ask)
     if r.action == "counter":
         s.last_ask = r.price
         s.seller_offers.append(r.price)

@@ -208,6 +208,7 @@ class SellerView:
     cue_mode: str = "persona"        # "persona" cues, "honest" cues that track flex, or "none"
     dialogue: tuple = ()             # recent turns (filled only for sellers whose `wants_dialogue` is true)
     final_min: float = 0.0           # the least it takes in the final round (`final_min`); the reservation rules below it
+    anchor: float = 0.0              # the least a counter names when rival bids are on the table (the best × 1.05), 0: none
 
     @property
     def final(self) -> bool: return self.t >= self.T
@@ -254,6 +255,7 @@ def apply_guards(reply: SellerReply, v: SellerView, auto_accept: bool = False, f
         p = guard_counter(ceil_tick(p, v.tick), v.floor, v.last_ask)
         if o >= p:  # the buyer already offers at least this: take it (o >= p >= floor > reservation)
             reply.action, p = "accept", o
+        elif v.anchor > p: p = guard_counter(v.anchor, v.floor, v.last_ask)   # above the best rival bid, never above the last ask
         reply.price = p
     if reply.action in ("walk", "reject"): reply.price = None
     if reply.message and leaks_reservation(reply.message, res, v.tick):
