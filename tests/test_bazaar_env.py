@@ -78,11 +78,13 @@ def test_state_dependent_errors_name_the_field():
     r = env.step({"action": "offer", "price": round(obs["ask"] * .5)})
     assert r.info["error"] == {"code": "invalid_now", "field": "price", "message": r.info["error"]["message"]}
 
-def test_too_many_invalid_actions_end_as_timeout():
+def test_too_many_invalid_actions_end_the_episode_truncated():
     env = make_env("single_deal"); env.reset(0)
     for i in range(MAX_INVALID_ACTIONS):
         r = env.step("nope")
     assert r.done and r.info["episode"]["reason"] == "invalid_actions" and r.info.get("truncated")
+    last = env.transcript.turns[-1]   # the transcript names the same reason, not a timeout
+    assert (last.speaker, last.action, last.message) == ("system", "invalid_actions", "too many invalid actions")
     assert env.step({"action": "walk"}).info["error"]["code"] == "invalid_now"
 
 def test_tells_switch_changes_observation():

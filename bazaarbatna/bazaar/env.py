@@ -496,7 +496,7 @@ def _invalid(self: BazaarEnv, e: ActionError) -> StepResult:
     info = {"reward_components": comps, "error": err}
     if s.invalid >= MAX_INVALID_ACTIONS:
         phi0 = self._phi()
-        self.transcript.turns.append(Turn(s.t, "system", "timeout", None, "too many invalid actions", {"error": err}))
+        self.transcript.turns.append(Turn(s.t, "system", "invalid_actions", None, "too many invalid actions", {"error": err}))
         self._end_deal(None, "invalid_actions", comps)
         comps["shaping"] = self._phi() - phi0
         info["episode"] = self._episode_info()
