@@ -236,11 +236,15 @@ def test_gpu_recipes_fit_an_hour(recipe, device):
     from bazaarbatna.arenas import get_arena
     from bazaarbatna.train.pipeline import load_recipe
     from bazaarbatna.train.profiles import get_profile
-    rec = load_recipe(recipe)
-    assert rec["compact"] and rec["grpo"]["mode"] == "episode" and rec["sft"]["closing_repeats"] > 1 and rec["sft"]["max_per_task"]
-    assert rec["eval"]["split"] == "eval" and rec["eval_tasks"]["bazaar"] and rec["checkpoints"]["keep"] >= 1
+    rec, record = load_recipe(recipe), load_recipe("cpu_record")
+    assert rec["compact"] and rec["eval"]["split"] == "eval" and rec["checkpoints"]["keep"] >= 1
+    assert "eval_tasks" not in rec and rec["eval"]["seeds"] >= 20               # the Run All evaluates every task
     assert rec["model"] == load_recipe("t4")["model"]                            # the three recipes in step: one model
+    assert rec["grpo"] == record["grpo"]                                         # the record's GRPO, setting for setting
+    for k in ("n_seeds", "closing_repeats", "max_per_task"): assert rec["sft"][k] == record["sft"][k], k   # the record's SFT data
     p = get_profile(rec["profile"], **rec.get("profile_overrides", {}))
+    rp = get_profile(record["profile"], **record["profile_overrides"])
+    assert rec["sft"]["steps"] * p.batch_size * p.grad_accum == record["sft"]["steps"] * rp.batch_size * rp.grad_accum   # one pass, as the record
     rows = cs.estimate_run(rec, p.to_dict(), _shape_params(), device, cs.load_basis(ROOT), cs.decisions_per_episode(ROOT),
                            list(get_arena("bazaar").TASKS))
     total = rows[-1]["minutes"]
