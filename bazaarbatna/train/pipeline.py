@@ -240,9 +240,11 @@ def _series(recs, key):
     return xs, ys
 
 def _resume_lines(a, recs):
-    "A dotted vertical line at each step where the curve's run resumed."
+    "A dotted vertical line at each step where the curve's run resumed (the first one named in the legend)."
+    first = True
     for r in recs:
-        if r.get("event") == "resume": a.axvline(r["step"], ls=":", c="grey")
+        if r.get("event") == "resume":
+            a.axvline(r["step"], ls=":", c="grey", label="resumed" if first else None); first = False
 
 def reward_trajectory(a, grpo: list, window: int = 5):
     "GRPO's batch reward per step (dots), its rolling mean over `window` steps, and the ± within-batch std band."
@@ -267,33 +269,34 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
     run_dir = Path(run_dir)
     sft, grpo = read_json(curve_path(run_dir, "sft"), []), read_json(curve_path(run_dir, "grpo"), [])
     fig, ax = plt.subplots(2, 3, figsize=(14, 7))
-    def panel(a, recs, keys, title, log=False):
+    def panel(a, recs, keys, title, log=False, ylim=None, loc="best"):
         for k, lab in keys:
             xs, ys = _series(recs, k)
             if xs: a.plot(xs, ys, marker="." if len(xs) < 60 else None, label=lab)
         _resume_lines(a, recs)
         if log and any(_series(recs, k)[1] for k, _ in keys): a.set_yscale("log")
+        if ylim: a.set_ylim(*ylim)
         a.set_title(title); a.set_xlabel("step")
-        if any(_series(recs, k)[0] for k, _ in keys): a.legend(fontsize=7)
+        if any(_series(recs, k)[0] for k, _ in keys): a.legend(fontsize=7, loc=loc)
         else: a.text(.5, .5, "no data", ha="center", transform=a.transAxes)
     panel(ax[0, 0], grpo, [("reward", "env reward (mean)"), ("env/step_reward", "step reward")], "GRPO: environment reward")
-    panel(ax[0, 1], grpo, [("env/valid_json", "valid JSON rate")], "GRPO: JSON validity")
+    panel(ax[0, 1], grpo, [("env/valid_json", "valid JSON rate")], "GRPO: JSON validity", ylim=(0, 1.05))   # a rate: its whole range
     panel(ax[0, 2], grpo, [("env/group_spread", "within-group std"), ("env/frac_zero_spread", "zero-spread groups"),
                          ("reward_std", "reward std (episode mode)"), ("frac_reward_zero_std", "groups without spread (episode mode)")], "GRPO: within-group spread")
     dagger = read_json(curve_path(run_dir, "dagger"), [])
     end = max((r["step"] for r in sft), default=0)   # DAgger continues SFT: its records follow on SFT's steps
     imitation = sft + [{**r, "step": r["step"] + end} for r in dagger]
     then = f", DAgger from step {end + 1}" if dagger else ""
-    panel(ax[1, 0], imitation, [("loss", "SFT loss")], f"SFT{then}: loss (log), token accuracy", log=True)
+    panel(ax[1, 0], imitation, [("loss", "SFT loss")], f"SFT{then}: loss (log), token accuracy", log=True, loc="center right")
     xs, ys = _series(imitation, "mean_token_accuracy")
     if xs:
         acc = ax[1, 0].twinx(); acc.plot(xs, ys, color="tab:green", lw=.8); acc.set_ylim(0, 1.02)
         acc.set_ylabel("completion token accuracy", color="tab:green", fontsize=8)
     reward_trajectory(ax[1, 1], grpo)
-    for recs, lab in ((sft, "SFT"), (dagger, "DAgger"), (grpo, "GRPO")):   # one line per stage, each on its own steps
-        xs, ys = _series(recs, "learning_rate")
-        if xs: ax[1, 2].plot(xs, ys, label=lab)
-    ax[1, 2].set_title("learning rate per stage"); ax[1, 2].set_xlabel("step"); ax[1, 2].legend(fontsize=7)
+    for recs, lab in ((sft, "SFT"), (dagger, "DAgger"), (grpo, "GRPO")):   # one line per stage across its own steps (8 GRPO
+        xs, ys = _series(recs, "learning_rate")                              # steps beside 640 of SFT would be a dot)
+        if xs: ax[1, 2].plot([x / xs[-1] for x in xs], ys, marker="." if len(xs) < 60 else None, label=f"{lab} ({xs[-1]} steps)")
+    ax[1, 2].set_title("learning rate per stage"); ax[1, 2].set_xlabel("fraction of the stage's steps"); ax[1, 2].legend(fontsize=7)
     fig.suptitle(f"Training dashboard — {run_dir.name} (from the curve files)")
     fig.tight_layout()
     if out: fig.savefig(run_dir / out, dpi=90)
