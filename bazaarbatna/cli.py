@@ -345,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--arena", default="both", choices=["bazaar", "market", "both"])
     s.add_argument("--out", default="runs/latest")
     s.add_argument("--steps", type=int, help="steps of the one stage run (sft, dagger or grpo; default: the recipe's); for all, set them in a recipe")
-    s.add_argument("--recipe", help="a recipe name in training/configs (e.g. cpu_record_market) or a TOML path; default: the profile's")
+    s.add_argument("--recipe", help="a recipe name in training/configs (e.g. cpu_record_market) or a TOML path; default: the profile's for the arena (t4 or t4_market; train.profiles.default_recipe)")
     s.add_argument("--threads", type=int, help="torch threads (e.g. 1 on a shared CPU)")
     s.add_argument("--hub-repo", help="also push each checkpoint to this Hugging Face Hub repo (off by default; needs network and a token)")
     s = add("ui", cmd_ui, "serve the Play/Watch/Replay app as a web page (Voilà); Ctrl-C stops it")

@@ -283,7 +283,9 @@ def estimate_run(rec: dict,           # the recipe (load_recipe)
                  basis: dict,         # `load_basis`
                  decisions: dict,     # task -> decisions per episode (`decisions_per_episode`)
                  arena_tasks: list,   # every task of the arena (the default task mix and evaluation)
-                 eval_seeds: int | None = None) -> list[dict]:
+                 eval_seeds: int | None = None,
+                 arena: str = "bazaar",  # the arena trained: its prompt lengths (basis tokens) and the recipe's tasks of it
+                ) -> list[dict]:
     """Minutes per stage of a Run All on `device` (pure). Each term is a measured time on the basis GPU (the host work of a
     step, which no GPU speeds up) plus the model's arithmetic or weight traffic at the device's stated rate; see
     basis["method"]."""
@@ -292,7 +294,8 @@ def estimate_run(rec: dict,           # the recipe (load_recipe)
     rate = dev["tflops"] * 1e12 * a["compute_utilization"]
     bytes_w = params * (0.5 if prof["load_in_4bit"] else 2)           # weight bytes read per decoding step
     decode_step = m["decode_step_s"] + bytes_w / (dev["mem_gbps"] * 1e9 * a["bandwidth_utilization"])
-    prompt, reply = a["prompt_tokens"], min(a["reply_tokens"], prof["max_completion_len"])
+    tok = a["tokens"][arena]
+    prompt, reply = tok["prompt"], min(tok["reply"], prof["max_completion_len"])
     def lockstep(n_episodes, n_decisions):                            # episodes played together, one batched reply a round
         per_round = flops(n_episodes * prompt) / rate + reply * decode_step
         return n_decisions * per_round
@@ -300,10 +303,10 @@ def estimate_run(rec: dict,           # the recipe (load_recipe)
     train_pass = lambda tokens: 3 * flops(tokens) * ckpt / rate      # forward + backward
     rows = [{"stage": "install, download, load", "steps": None, "s_per_step": None, "minutes": a["setup_minutes"].get(device, a["setup_minutes"]["default"])}]
     sr, g = rec.get("sft", {}), rec.get("grpo", {})
-    sft_tokens = prof["batch_size"] * prof["grad_accum"] * a["sft_sample_tokens"]
+    sft_tokens = prof["batch_size"] * prof["grad_accum"] * tok["sft_sample"]
     s_sft = m["sft_step_s"] + train_pass(sft_tokens)
     rows.append({"stage": "SFT", "steps": sr.get("steps", 0), "s_per_step": round(s_sft, 2), "minutes": sr.get("steps", 0) * s_sft / 60})
-    mix = (rec.get("grpo", {}).get("tasks") or {}).get("bazaar") or (rec.get("train_tasks") or {}).get("bazaar") or arena_tasks
+    mix = (rec.get("grpo", {}).get("tasks") or {}).get(arena) or (rec.get("train_tasks") or {}).get(arena) or arena_tasks
     w = mix if isinstance(mix, dict) else {t: 1.0 for t in mix}
     mean_dec = sum(w[t] * decisions[t] for t in w) / sum(w.values())
     G, pps = prof["num_generations"], g.get("prompts_per_step", 2)
@@ -312,7 +315,7 @@ def estimate_run(rec: dict,           # the recipe (load_recipe)
     rows.append({"stage": "GRPO", "steps": g.get("steps", 0), "s_per_step": round(s_grpo, 2), "minutes": g.get("steps", 0) * s_grpo / 60})
     ev = rec.get("eval", {})
     seeds = eval_seeds or ev.get("seeds", 10)
-    tasks = (rec.get("eval_tasks") or {}).get("bazaar") or arena_tasks
+    tasks = (rec.get("eval_tasks") or {}).get(arena) or arena_tasks
     stages = 1 + ("sft" in rec) + ("grpo" in rec)
     s_eval = sum(lockstep(seeds, decisions[t]) for t in tasks)
     rows.append({"stage": f"evaluation ({stages} models x {len(tasks)} tasks x {seeds} seeds)", "steps": stages,

@@ -230,23 +230,30 @@ def _shape_params():
         if k != "name": setattr(cfg, k, v)
     return sum(p.numel() for p in meta_model(cfg).parameters())
 
-@pytest.mark.parametrize("recipe,device", [("t4", "T4"), ("l4", "L4"), ("a100", "A100")])
-def test_gpu_recipes_fit_an_hour(recipe, device):
-    "Each GPU recipe's Run All (evaluation included) is under 60 minutes by the estimate the notebook prints, and uses the record's design."
+GPU_RECIPES = [(f"{p}{suffix}", device, arena) for arena, suffix in (("bazaar", ""), ("market", "_market"))
+               for p, device in (("t4", "T4"), ("l4", "L4"), ("a100", "A100"))]
+
+@pytest.mark.parametrize("recipe,device,arena", GPU_RECIPES, ids=[r for r, _, _ in GPU_RECIPES])
+def test_gpu_recipes_fit_an_hour(recipe, device, arena):
+    "Each GPU recipe's Run All (evaluation included) is under 60 minutes by the estimate the notebook prints, and is its arena's record's recipe."
     from bazaarbatna.arenas import get_arena
     from bazaarbatna.train.pipeline import load_recipe
-    from bazaarbatna.train.profiles import get_profile
-    rec, record = load_recipe(recipe), load_recipe("cpu_record")
+    from bazaarbatna.train.profiles import get_profile, default_recipe
+    assert default_recipe(recipe.split("_")[0], arena) == recipe                 # what the notebook and the CLI pick
+    rec, record = load_recipe(recipe), load_recipe("cpu_record" if arena == "bazaar" else "cpu_record_market")
     assert rec["compact"] and rec["eval"]["split"] == "eval" and rec["checkpoints"]["keep"] >= 1
     assert "eval_tasks" not in rec and rec["eval"]["seeds"] >= 20               # the Run All evaluates every task
-    assert rec["model"] == load_recipe("t4")["model"]                            # the three recipes in step: one model
+    assert rec["model"] == load_recipe("t4")["model"]                            # the six recipes in step: one model
     assert rec["grpo"] == record["grpo"]                                         # the record's GRPO, setting for setting
-    for k in ("n_seeds", "closing_repeats", "max_per_task"): assert rec["sft"][k] == record["sft"][k], k   # the record's SFT data
+    for k in ("n_seeds", "closing_repeats", "max_per_task"): assert rec["sft"].get(k) == record["sft"].get(k), k   # its SFT data
     p = get_profile(rec["profile"], **rec.get("profile_overrides", {}))
     rp = get_profile(record["profile"], **record["profile_overrides"])
     assert rec["sft"]["steps"] * p.batch_size * p.grad_accum == record["sft"]["steps"] * rp.batch_size * rp.grad_accum   # one pass, as the record
-    rows = cs.estimate_run(rec, p.to_dict(), _shape_params(), device, cs.load_basis(ROOT), cs.decisions_per_episode(ROOT),
-                           list(get_arena("bazaar").TASKS))
+    t4 = load_recipe("t4" if arena == "bazaar" else "t4_market")                   # whose data tests/test_train_profiles.py fits
+    data = lambda r: {k: v for k, v in r["sft"].items() if k != "steps"}          # the SFT set (steps follow the batch)
+    assert p.max_seq_len == t4["profile_overrides"]["max_seq_len"] and data(rec) == data(t4)
+    rows = cs.estimate_run(rec, p.to_dict(), _shape_params(), device, cs.load_basis(ROOT), cs.decisions_per_episode(ROOT, arena),
+                           list(get_arena(arena).TASKS), arena=arena)
     total = rows[-1]["minutes"]
     assert rows[-1]["stage"] == "total" and 0 < total <= 60, rows
     assert total == round(sum(r["minutes"] for r in rows[:-1]), 1)

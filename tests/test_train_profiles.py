@@ -75,8 +75,8 @@ def test_a_training_step_logs_to_trackio(tmp_path):
 
 RECIPE_ARENAS = [  # each committed recipe and the arena its README or notebook trains it on
     ("cpu", "bazaar"), ("cpu_record", "bazaar"), ("cpu_record_market", "market"),
-    ("t4", "bazaar"), ("l4", "bazaar"), ("a100", "bazaar"),
-]
+    ("t4", "bazaar"), ("l4", "bazaar"), ("a100", "bazaar"), ("t4_market", "market"),   # l4_market and a100_market: t4_market's
+]                                                                                      # data and max_seq_len (tests/test_colab.py)
 
 @pytest.mark.parametrize("name,arena", RECIPE_ARENAS, ids=[f"{n}-{a}" for n, a in RECIPE_ARENAS])
 def test_recipe_sft_samples_fit_max_seq_len(name, arena):

@@ -537,9 +537,12 @@ def basis(git=None) -> dict:
                                  "grpo_host_s": f"median step_time of {BASIS_SOURCES['grpo']} less its decoding (max completion length x decode_step_s)"}},
         "devices": DEVICES,
         "assumptions": {"compute_utilization": 0.3, "bandwidth_utilization": 0.5,
-                        "prompt_tokens": 300, "reply_tokens": 28, "sft_sample_tokens": 330,
+                        "tokens": {"bazaar": {"prompt": 344, "reply": 28, "sft_sample": 372},
+                                   "market": {"prompt": 749, "reply": 19, "sft_sample": 759}},
                         "model_load_s": 30, "setup_minutes": {"default": 6},
-                        "sources": "prompt and reply tokens: the compact bazaar prompt (~300 tokens) and reply (~28) of training/configs/cpu_record.toml; "
+                        "sources": "tokens per arena: the mean prompt, the longest reply and the mean sample (prompt and reply) of the SFT samples "
+                                   "of training/configs/cpu_record.toml (bazaar, 2449 samples) and cpu_record_market.toml (market, 2127), "
+                                   "with the embedded model's tokenizer, which the GPU recipes' SmolLM2 models share; "
                                    "setup: install (pip, unsloth), model download and load, not measured"},
     }
 

@@ -325,11 +325,11 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
                  eval_seeds: int | None = None, # held-out seeds per task for the evaluation
                  resume: bool = True,
                  threads: int | None = None,    # torch threads (e.g. 1 on a shared CPU)
-                 recipe: str | None = None,     # a recipe name/path (default: the profile's)
+                 recipe: str | None = None,     # a recipe name/path (default: `default_recipe(profile, arena)`)
                  hub_repo: str | None = None,   # push checkpoints (off by default)
                 ) -> dict:
     "Run SFT, [DAgger,] and GRPO with per-step checkpoints, then evaluate; returns a summary dict."
-    from bazaarbatna.train.profiles import get_profile
+    from bazaarbatna.train.profiles import get_profile, default_recipe
     from bazaarbatna.train.distributed import is_main_launch, launch_world
     main = is_main_launch()   # under accelerate launch: every process trains, the main one alone evaluates and writes the records
     if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
@@ -341,7 +341,8 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
     if threads:
         import torch; torch.set_num_threads(threads)
     p = get_profile(profile)
-    rec = load_recipe(recipe or p.name)
+    recipe = recipe or default_recipe(p.name, arena or "all")   # a GPU profile's recipe per arena: t4.toml, t4_market.toml
+    rec = load_recipe(recipe)
     if rec.get("profile_overrides"): p = get_profile(p.name, **rec["profile_overrides"])
     arenas = ("bazaar", "market") if arena in (None, "all", "both") else (arena,)
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
@@ -350,7 +351,7 @@ def run_pipeline(stage: str = "all",            # "sft", "dagger", "grpo", "eval
     seed = rec.get("seed", 0)                  # the training seed of every stage
     started = time.time()
     keep = checkpoints_kept(rec)
-    res = {"profile": p.name, "device": p.device, "recipe": recipe or p.name, "model": model, "arenas": list(arenas),
+    res = {"profile": p.name, "device": p.device, "recipe": recipe, "model": model, "arenas": list(arenas),
            "out_dir": str(out), "compact": compact, "seed": seed, "versions": library_versions(), "cpu_count": os.cpu_count(),
            "recipe_settings": rec}   # the recipe as it was read: a committed run says what made it
     def say(msg):

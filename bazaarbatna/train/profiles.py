@@ -10,12 +10,13 @@ import importlib.util
 from dataclasses import dataclass, field, asdict, replace
 
 # %% auto #0
-__all__ = ['PROFILES', 'SETTING_CHOICES', 'TRACKERS', 'TRACKER_PROJECT', 'VLLM_MODES', 'UNSLOTH_STACK', 'Profile', 'Hardware',
-           'select_profile', 'detect_hardware', 'check_profile_setting', 'get_profile', 'tracker_kwargs',
-           'trainer_kwargs', 'checkpointing_args', 'loader_plan', 'unsloth_available', 'preload_unsloth', 'vllm_plan',
-           'vllm_args', 'vllm_available', 'grpo_uses_vllm', 'lora_layer_indices', 'lora_config', 'load_for_training',
-           'adapter_plan', 'version_conflicts', 'unsloth_version_problems', 'check_unsloth_versions', 'logprobs_torch',
-           'LogProbFallback', 'trl_cpu_fallback', 'fp16_master_weights']
+__all__ = ['PROFILES', 'SETTING_CHOICES', 'GPU_RECIPE_ARENAS', 'TRACKERS', 'TRACKER_PROJECT', 'VLLM_MODES', 'UNSLOTH_STACK',
+           'Profile', 'Hardware', 'select_profile', 'detect_hardware', 'check_profile_setting', 'get_profile',
+           'default_recipe', 'tracker_kwargs', 'trainer_kwargs', 'checkpointing_args', 'loader_plan',
+           'unsloth_available', 'preload_unsloth', 'vllm_plan', 'vllm_args', 'vllm_available', 'grpo_uses_vllm',
+           'lora_layer_indices', 'lora_config', 'load_for_training', 'adapter_plan', 'version_conflicts',
+           'unsloth_version_problems', 'check_unsloth_versions', 'logprobs_torch', 'LogProbFallback',
+           'trl_cpu_fallback', 'fp16_master_weights']
 
 # %% ../../nbs/50_train_profiles.ipynb #96de974b
 @dataclass(frozen=True)
@@ -124,6 +125,20 @@ def get_profile(name: str | None = "auto",  # a key of `PROFILES`, or "auto"/Non
     for key, value in overrides.items(): check_profile_setting(key, value)
     if "target_modules" in overrides: overrides["target_modules"] = tuple(overrides["target_modules"])
     return replace(PROFILES[name], **overrides)
+
+# %% ../../nbs/50_train_profiles.ipynb #d301bcbd
+GPU_RECIPE_ARENAS = ("bazaar", "market")   # the arenas each GPU profile has a recipe for: PROFILE.toml, PROFILE_market.toml
+
+def default_recipe(profile: str,  # a key of `PROFILES`
+                   arena: str,    # "bazaar", "market", or "all"/"both"
+                  ) -> str:
+    "The committed recipe `profile` trains `arena` with when none is named."
+    if profile not in PROFILES: raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
+    if PROFILES[profile].device == "cpu": return profile
+    if arena not in GPU_RECIPE_ARENAS:
+        raise ValueError(f"the {profile} recipes train one arena each ({profile}.toml the bazaar, {profile}_market.toml the market), "
+                         f"not {arena!r}: choose the arena, or name a recipe")
+    return profile if arena == "bazaar" else f"{profile}_market"
 
 # %% ../../nbs/50_train_profiles.ipynb #47eca176
 TRACKERS = {"trackio": ("trackio",), "tensorboard": ("tensorboard", "tensorboardX")}   # report_to -> modules that serve it
