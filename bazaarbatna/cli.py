@@ -16,22 +16,24 @@ __all__ = ['DEMO_SEED', 'EXTRAS', 'COMMAND_EXTRAS', 'emit', 'cmd_tasks', 'cmd_po
            'build_parser', 'missing_extra', 'install_hint', 'main']
 
 # %% ../nbs/90_cli.ipynb #e96d7c38
+def _table(rows: list) -> str:
+    "Rows as a text table of their plain values; a column holding a structure is named under it (shown with --json)."
+    from bazaarbatna.evaluate import format_table
+    cols = list(dict.fromkeys(c for r in rows for c in r))
+    nested = [c for c in cols if any(isinstance(r.get(c), (dict, list)) for r in rows)]   # a table cell holds a value, not a structure
+    return format_table(rows, columns=[c for c in cols if c not in nested]) + (f"\n({', '.join(nested)}: with --json)" if nested else "")
+
 def emit(result, as_json: bool = False, title: str | None = None):
     "Print `result` as one JSON object (`as_json`) or as readable text."
     if as_json:
         print(json.dumps(result, default=str, ensure_ascii=False)); return
     if title: print(title)
-    from bazaarbatna.evaluate import format_table
-    if isinstance(result, list): print(format_table(result)); return
+    if isinstance(result, list) and all(isinstance(r, dict) for r in result): print(_table(result)); return
     if isinstance(result, dict):
         for k, v in result.items():
-            if isinstance(v, list) and v and isinstance(v[0], dict): print(f"\n{k}:\n{format_table(v)}")
+            if isinstance(v, list) and v and all(isinstance(r, dict) for r in v): print(f"\n{k}:\n{_table(v)}")
             elif isinstance(v, dict) and v and all(isinstance(x, dict) for x in v.values()):
-                rows = [{"name": n, **x} for n, x in v.items()]
-                cols = list(dict.fromkeys(c for r in rows for c in r))
-                nested = [c for c in cols if any(isinstance(r.get(c), (dict, list)) for r in rows)]   # a table cell holds a value, not a structure
-                print(f"\n{k}:\n{format_table(rows, columns=[c for c in cols if c not in nested])}")
-                if nested: print(f"({', '.join(nested)}: with --json)")
+                print(f"\n{k}:\n{_table([{'name': n, **x} for n, x in v.items()])}")
             elif isinstance(v, dict): print(f"{k}: {json.dumps(v, default=str)}")
             else: print(f"{k}: {v}")
         return
