@@ -344,7 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("stage", choices=["sft", "dagger", "grpo", "eval", "all"])
     s.add_argument("--profile", default="auto")
     s.add_argument("--model", help="a HF model name or local folder; default: the recipe's model (SmolLM2-1.7B-Instruct in the GPU recipes, the embedded model on CPU)")
-    s.add_argument("--arena", default="both", choices=["bazaar", "market", "both"])
+    s.add_argument("--arena", default="both", choices=["bazaar", "market", "both"],
+                   help="both: the CPU recipe's two arenas; a GPU profile trains one arena a run, with its recipe (t4.toml or t4_market.toml)")
     s.add_argument("--out", default="runs/latest")
     s.add_argument("--steps", type=int, help="steps of the one stage run (sft, dagger or grpo; default: the recipe's); for all, set them in a recipe")
     s.add_argument("--recipe", help="a recipe name in training/configs (e.g. cpu_record_market) or a TOML path; default: the profile's for the arena (t4 or t4_market; train.profiles.default_recipe)")

@@ -540,7 +540,7 @@ def basis(git=None) -> dict:
                         "tokens": {"bazaar": {"prompt": 344, "reply": 28, "sft_sample": 372},
                                    "market": {"prompt": 749, "reply": 19, "sft_sample": 759}},
                         "model_load_s": 30, "setup_minutes": {"default": 6},
-                        "sources": "tokens per arena: the mean prompt, the longest reply and the mean sample (prompt and reply) of the SFT samples "
+                        "sources": "tokens per arena, counted once and entered here: the mean prompt, the longest reply and the mean sample (prompt and reply) of the SFT samples "
                                    "of training/configs/cpu_record.toml (bazaar, 2449 samples) and cpu_record_market.toml (market, 2127), "
                                    "with the embedded model's tokenizer, which the GPU recipes' SmolLM2 models share; "
                                    "setup: install (pip, unsloth), model download and load, not measured"},

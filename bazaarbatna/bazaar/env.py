@@ -240,7 +240,7 @@ def _fast_parse(a) -> dict | None:
 def _seller_for(task: TaskConfig, seller):
     if seller is None or seller == "rule": return RuleSeller()
     if seller == "llm": return LLMSeller(task.seller_model)
-    return seller  # any object with respond(view, rng) and config()
+    return seller  # any object with respond(view, rng) and config(); it keeps the hard rules (the rival anchor too) by apply_guards
 
 _VERSIONS: dict = {}   # (task, seller class, seller.version_key) -> opponent version
 

@@ -78,7 +78,7 @@ def sft_data(rec: dict) -> dict:
                 max_per_action=sr.get("max_per_action"), max_per_task=sr.get("max_per_task"), closing_repeats=sr.get("closing_repeats", 1))
 
 def load_recipe(name_or_path: str) -> dict:
-    "A run recipe (TOML) by profile name (`cpu`, `t4`, `l4`, `a100`) or path."
+    "A run recipe (TOML) by name in training/configs (`cpu`, `t4`, `t4_market`, `cpu_record`, …) or path."
     import tomllib
     p = Path(name_or_path)
     if not p.exists(): p = recipes_dir() / f"{name_or_path}.toml"
@@ -295,7 +295,9 @@ def plot_dashboard(run_dir,                 # a run folder holding *_training_cu
     reward_trajectory(ax[1, 1], grpo)
     for recs, lab in ((sft, "SFT"), (dagger, "DAgger"), (grpo, "GRPO")):   # one line per stage across its own steps (8 GRPO
         xs, ys = _series(recs, "learning_rate")                              # steps beside 640 of SFT would be a dot)
-        if xs: ax[1, 2].plot([x / xs[-1] for x in xs], ys, marker="." if len(xs) < 60 else None, label=f"{lab} ({xs[-1]} steps)")
+        if not xs: continue
+        last = max(xs)                                                       # the stage's steps so far (a live run: its latest)
+        ax[1, 2].plot([x / (last or 1) for x in xs], ys, marker="." if len(xs) < 60 else None, label=f"{lab} ({last} steps)")
     ax[1, 2].set_title("learning rate per stage"); ax[1, 2].set_xlabel("fraction of the stage's steps"); ax[1, 2].legend(fontsize=7)
     fig.suptitle(f"Training dashboard — {run_dir.name} (from the curve files)")
     fig.tight_layout()
