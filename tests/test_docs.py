@@ -2,7 +2,7 @@
 links and images between pages, and the landing page + one chapter rendered to HTML (nbconvert) and
 screenshotted in headless Chromium. Quarto itself runs only in .github/workflows/deploy.yaml.
 Set BB_DOCS_OUT=DIR to keep the processed site, the HTML and the screenshots."""
-import json, os, sys, tempfile
+import json, os, sys
 from pathlib import Path
 import pytest, yaml
 
@@ -11,20 +11,37 @@ sys.path.insert(0, str(ROOT / "tools"))
 import docs_preview as dp  # noqa: E402
 
 @pytest.fixture(scope="module")
-def out_dir():
+def shared(tmp_path_factory, worker_id):
+    "A folder of this run that every pytest-xdist worker shares (under xdist each worker's basetemp is a child of the run's)."
+    base = tmp_path_factory.getbasetemp()
+    d = (base if worker_id == "master" else base.parent) / "bb_docs"
+    d.mkdir(exist_ok=True)
+    return d
+
+@pytest.fixture(scope="module")
+def out_dir(shared):
     keep = os.environ.get("BB_DOCS_OUT")
-    if keep: Path(keep).mkdir(parents=True, exist_ok=True); yield Path(keep); return
-    with tempfile.TemporaryDirectory(prefix="bb_docs_") as d: yield Path(d)
+    if keep: Path(keep).mkdir(parents=True, exist_ok=True); return Path(keep)
+    return shared
+
+def _once(shared: Path, name: str, build):
+    "build() on the first worker to get here; the others wait for it and read its JSON result (the site is built once a run)."
+    from filelock import FileLock
+    done = shared / f"{name}.json"
+    with FileLock(str(done) + ".lock"):
+        if not done.exists(): done.write_text(json.dumps(build()))
+        return json.loads(done.read_text())
 
 @pytest.fixture(scope="module")
-def site(out_dir):
-    s = dp.stage(out_dir / "site")
-    return s, dp.config_files(s)
+def site(out_dir, shared):
+    s = out_dir / "site"
+    def build(): dp.stage(s); return dp.config_files(s)
+    return s, _once(shared, "site", build)
 
 @pytest.fixture(scope="module")
-def processed(site):
-    s, _ = site
-    return s, dp.process_all(s, workers=int(os.environ.get("BB_TEST_WORKERS", 2)))
+def processed(site, shared):
+    s, _ = site   # processing uses every core, so a worker waiting here costs nothing
+    return s, _once(shared, "processed", lambda: dp.process_all(s, workers=int(os.environ.get("BB_TEST_WORKERS", 2))))
 
 def test_quarto_config_is_nbdevs_with_our_styles(site):
     s, cfg = site

@@ -13,8 +13,7 @@
 Prints one JSON object. tests/test_docs.py drives the same functions.
 """
 from __future__ import annotations
-import argparse, html, json, os, re, shutil, subprocess, sys, tempfile, textwrap
-from concurrent.futures import ThreadPoolExecutor
+import argparse, html, json, os, queue, re, shutil, subprocess, sys, tempfile, textwrap, threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,31 +47,76 @@ def config_files(site: Path) -> dict:
     if r.returncode: raise RuntimeError(r.stderr[-3000:])
     return {n: (site / "nbs" / n).read_text() for n in ("_quarto.yml", "nbdev.yml", "sidebar.yml")}
 
+_WORKER = """
+import json, sys, traceback
+from pathlib import Path
+import nbdev.serve_drv as drv
+from nbdev.processors import FilterDefaults
+for line in sys.stdin:
+    src, dst = json.loads(line)
+    try: drv.main((Path(src), Path(dst), FilterDefaults)); err = None
+    except BaseException as e: err = "".join(traceback.format_exception(e))
+    print("\\x00done " + json.dumps(err), flush=True)
+"""
+
+class _Processor:
+    "One Python process that runs nbdev's docs processing on notebook after notebook, as `nbdev-docs`'s worker pool does (imports are paid once per process)."
+    def __init__(self, site: Path): self.site, self.proc = site, None
+
+    def __call__(self, nb: str, timeout: int = 600) -> str | None:
+        "Process nb into site/_proc; the error text (with its notebook) or None."
+        src, dst = self.site / "nbs" / nb, self.site / "_proc" / nb
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if self.proc is None or self.proc.poll() is not None:
+            env = {**os.environ, "MPLBACKEND": "Agg", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+            self.proc = subprocess.Popen([_PY, "-c", _WORKER], cwd=self.site, env=env, text=True,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        timer = threading.Timer(timeout, self.proc.kill); timer.start()
+        try:
+            self.proc.stdin.write(json.dumps([str(src), str(dst)]) + "\n"); self.proc.stdin.flush()
+            err = f"the processing stopped (timeout {timeout} s, or the process died)"
+            for line in self.proc.stdout:   # what the notebook's cells print passes by; the last line is the verdict
+                if line.startswith("\x00done "): err = json.loads(line[6:]); break
+        except (BrokenPipeError, OSError) as e: err = f"the processing stopped: {e}"
+        finally: timer.cancel()
+        if err is None and dst.exists(): return None
+        lines = [l for l in (err or "no page was written").strip().splitlines() if l.strip()]
+        return f"{nb}: nbdev docs processing failed\n" + "\n".join(lines[-12:])
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            try: self.proc.wait(30)
+            except subprocess.TimeoutExpired: self.proc.kill()
+
 def process_one(site: Path, nb: str, timeout: int = 600) -> str | None:
     "nbdev's docs processing of one notebook into site/_proc (as `proc_nbs` does); the error text or None."
-    src, dst = site / "nbs" / nb, site / "_proc" / nb
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    r = _run(f"""
-        from pathlib import Path
-        import nbdev.serve_drv as drv
-        from nbdev.processors import FilterDefaults
-        drv.main((Path({str(src)!r}), Path({str(dst)!r}), FilterDefaults))
-    """, site, timeout)
-    if r.returncode == 0 and dst.exists(): return None
-    lines = [l for l in r.stderr.strip().splitlines() if l.strip()]
-    tail = "\n".join(lines[-12:])
-    return f"{nb}: nbdev docs processing failed\n{tail}"
+    p = _Processor(site)
+    try: return p(nb, timeout)
+    finally: p.close()
 
 def process_all(site: Path, nbs: list[str] | None = None, workers: int = 2) -> dict:
-    "Process every chapter (non-notebook files are copied as nbdev does); {notebook: error or None}."
+    "Process every chapter (non-notebook files are copied as nbdev does) on `workers` processes; {notebook: error or None}."
     proc = site / "_proc"; proc.mkdir(exist_ok=True)
     for f in (site / "nbs").rglob("*"):
         rel = f.relative_to(site / "nbs")
         if f.is_file() and f.suffix != ".ipynb" and not any(p.startswith(".") for p in rel.parts):
             (proc / rel).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(f, proc / rel)
     nbs = nbs or chapters(site / "nbs")
-    with ThreadPoolExecutor(workers) as ex: errs = list(ex.map(lambda n: process_one(site, n), nbs))
-    return dict(zip(nbs, errs))
+    todo, errs = queue.SimpleQueue(), {}
+    for n in nbs: todo.put(n)
+    def drain():
+        p = _Processor(site)
+        try:
+            while True:
+                try: n = todo.get_nowait()
+                except queue.Empty: return
+                errs[n] = p(n)
+        finally: p.close()
+    threads = [threading.Thread(target=drain) for _ in range(max(1, workers))]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    return {n: errs.get(n) for n in nbs}
 
 def sidebar_pages(sidebar_yml: str) -> list[str]:
     "Every page listed in a sidebar.yml (sections flattened)."
