@@ -34,9 +34,12 @@ def stage(out: Path) -> Path:
 
 _PY = sys.executable
 
+def _env() -> dict:
+    "The environment of the Python processes this tool starts: headless plots, no hub, unbuffered output."
+    return {**os.environ, "MPLBACKEND": "Agg", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+
 def _run(code: str, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
-    env = {**os.environ, "MPLBACKEND": "Agg", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
-    return subprocess.run([_PY, "-c", textwrap.dedent(code)], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run([_PY, "-c", textwrap.dedent(code)], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=_env())
 
 def config_files(site: Path) -> dict:
     "Run nbdev's `refresh_quarto_yml` and `nbdev_sidebar` in `site`; return the generated files' text."
@@ -68,8 +71,7 @@ class _Processor:
         src, dst = self.site / "nbs" / nb, self.site / "_proc" / nb
         dst.parent.mkdir(parents=True, exist_ok=True)
         if self.proc is None or self.proc.poll() is not None:
-            env = {**os.environ, "MPLBACKEND": "Agg", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
-            self.proc = subprocess.Popen([_PY, "-c", _WORKER], cwd=self.site, env=env, text=True,
+            self.proc = subprocess.Popen([_PY, "-c", _WORKER], cwd=self.site, env=_env(), text=True,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         timer = threading.Timer(timeout, self.proc.kill); timer.start()
         try:
@@ -88,12 +90,6 @@ class _Processor:
             self.proc.stdin.close()
             try: self.proc.wait(30)
             except subprocess.TimeoutExpired: self.proc.kill()
-
-def process_one(site: Path, nb: str, timeout: int = 600) -> str | None:
-    "nbdev's docs processing of one notebook into site/_proc (as `proc_nbs` does); the error text or None."
-    p = _Processor(site)
-    try: return p(nb, timeout)
-    finally: p.close()
 
 def process_all(site: Path, nbs: list[str] | None = None, workers: int = 2) -> dict:
     "Process every chapter (non-notebook files are copied as nbdev does) on `workers` processes; {notebook: error or None}."
