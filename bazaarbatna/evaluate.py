@@ -27,7 +27,7 @@ __all__ = ['TRAIN_SEEDS', 'EVAL_SEEDS', 'VALID_SEEDS', 'TEST_SEEDS', 'SEED_RANGE
 
 # %% ../nbs/30_evaluate.ipynb #c3e0c582
 TRAIN_SEEDS = range(0, 100_000)        # seeds for building training data (expert traces, GRPO episodes)
-EVAL_SEEDS = range(100_000, 101_000)   # validation seeds: recipes are chosen here
+EVAL_SEEDS = range(100_000, 100_048)   # validation seeds (48 of them): recipes are chosen here
 VALID_SEEDS = EVAL_SEEDS               # the same range under the name that says what it is for
 TEST_SEEDS = range(900_000, 901_000)   # test seeds: evaluated once per record, used to choose nothing
 SEED_RANGES = {"train": TRAIN_SEEDS, "eval": EVAL_SEEDS, "valid": VALID_SEEDS, "test": TEST_SEEDS}   # spec name -> range

@@ -12,8 +12,10 @@ def rec(policy, seed, reward, utility=0.0, deal=False, rounds=1, n_actions=1, n_
 def test_train_and_eval_seeds_are_disjoint():
     assert check_seed_split()
     assert not set(TRAIN_SEEDS) & set(EVAL_SEEDS)
-    assert len(EVAL_SEEDS) >= 100 and len(TRAIN_SEEDS) >= 1000
-    assert all(seed_split(s) == "eval" for s in parse_seeds("eval:50"))
+    assert len(EVAL_SEEDS) == 48 and len(TRAIN_SEEDS) >= 1000   # the design's validation range: 100000-100047
+    assert all(seed_split(s) == "eval" for s in parse_seeds("eval:48"))
+    assert seed_split(100_048) == "other"
+    with pytest.raises(ValueError, match="ask for 1..48 eval seeds"): parse_seeds("eval:49")
     assert all(seed_split(s) == "train" for s in parse_seeds("train:50"))
     with pytest.raises(ValueError, match="both training and evaluation"): check_seed_split(range(10), range(9, 12))
 

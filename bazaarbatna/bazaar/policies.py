@@ -150,7 +150,7 @@ POLICY_DOCS = {n: p.__doc__ for n, p in POLICIES.items()}
 # %% ../../nbs/14_bazaar_policies.ipynb #e9c39fe9
 def tells_ablation(tasks=("read_the_tells", "deceptive_seller"),  # bazaar tasks to compare on
                    policies=("expert", "tit_for_tat"),             # buyers, names in `POLICIES`
-                   seeds="eval:200",                               # a seed spec for `evaluate.parse_seeds`
+                   seeds="eval:48",                                # a seed spec for `evaluate.parse_seeds` (default: every validation seed)
                    metric: str = "utility",                        # "utility", "reward" or "deal"
                    n_boot: int = 2000,
                   ) -> list[dict]:  # one row per (task, buyer): means with tells on/off, paired difference and CI
