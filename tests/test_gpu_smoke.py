@@ -53,7 +53,7 @@ def test_parts_fit_a_call_and_join_back_on_the_device(tmp_path):
     calls = gs.device_calls(man, "stage")
     assert len(calls) == len(man["parts"]) + 1 and all(len(c["command"]) <= 2000 and len(c["carry"]) <= 8 for c in calls)
     assert all(c["carry"][0] == "stage/manifest.json" for c in calls) and [c["carry"][1] for c in calls[:-1]] == [f"stage/{p['name']}" for p in man["parts"]]
-    assert "--sections unsloth" in calls[-2]["command"] and "--sections peft4bit,vllm,shape" in calls[-1]["command"]
+    assert "--sections unsloth" in calls[-2]["command"] and "--sections market,peft4bit,vllm,shape" in calls[-1]["command"]
     assert all(c["timeout_s"] <= gs.RUN_LIMIT_S for c in calls)
     # with vLLM staged: its wheels join the parts, its GRPO runs first, then the unsloth path (peft4bit and shape give way)
     with_vllm = gs.stage(tmp_path / "stage-vllm", part_bytes=40_000, download=fake_download, with_groups=["vllm"])
@@ -105,13 +105,23 @@ def test_to_toml_round_trips_a_recipe():
            "grpo": {"tasks": {"bazaar": ["single_deal"]}, "scale_rewards": "group"}, "profile_overrides": {"target_modules": ["q_proj"]}}
     assert tomllib.loads(gs.to_toml(rec)) == rec
 
+def test_market_short_recipe_is_t4_market_cut_to_one_task():
+    from bazaarbatna.train.pipeline import check_recipe
+    rec = check_recipe(tomllib.loads(gs.short_recipe(3, 2, True, "t4_market")), "short")
+    t4m = tomllib.loads((ROOT / "training" / "configs" / "t4_market.toml").read_text())
+    assert rec["model"] == "embedded" and (rec["sft"]["steps"], rec["grpo"]["steps"], rec["eval"]["seeds"]) == (3, 2, 1)
+    assert rec["eval_tasks"] == rec["grpo"]["tasks"] == {"market": ["single_trade"]}
+    assert rec["profile_overrides"]["max_seq_len"] == t4m["profile_overrides"]["max_seq_len"] and rec["grpo"]["mode"] == "episode"
+
 def test_run_plan():
-    plan = gs.run_plan(["unsloth", "peft4bit", "vllm"], "/w", 4, 2)
-    assert [p["section"] for p in plan] == ["unsloth", "peft4bit", "vllm"]
-    u, b = plan[0], plan[1]
+    plan = gs.run_plan(["unsloth", "peft4bit", "market", "vllm"], "/w", 4, 2)
+    assert [p["section"] for p in plan] == ["unsloth", "peft4bit", "market", "vllm"]
+    u, b, m = plan[0], plan[1], plan[2]
     assert u["kill_after_checkpoint"] == 2 and b["kill_after_checkpoint"] is None                # the kill and resume: on the unsloth run
     assert u["recipe"]["unsloth"] and not b["recipe"]["unsloth"]
-    for p in (u, b):
+    assert (m["params"]["ARENA"], m["recipe"]["name"], m["recipe"]["unsloth"], m["kill_after_checkpoint"]) == ("market", "t4_market", True, None)
+    assert {u["params"]["ARENA"], b["params"]["ARENA"]} == {"bazaar"} and u["recipe"]["name"] == "t4"
+    for p in (u, b, m):
         assert p["params"]["PROFILE"] == "t4" and p["params"]["MODEL"] == "embedded" and p["params"]["USE_DRIVE"] is False
         assert p["params"]["RECIPE"] == p["recipe"]["file"] and p["params"]["OUT_DIR"].startswith("/w/")
     nb = json.loads((ROOT / "colab" / "02_train.ipynb").read_text())

@@ -213,13 +213,14 @@ def device_calls(manifest: dict, stage_dir: str = STAGE_DIR) -> list[dict]:
     Sized by the H200 run (training/gpu/smoke-h200.json): a part's call held the machine about 5 s, unsloth with its
     kill and resume took 230 s, peft4bit 146 s and shape about 140 s, and a machine's start about 30 s. So the calls fit
     a session's 15 minutes of device time made back to back, though their timeouts, ceilings for a stuck command, add
-    up to more. With vLLM staged (17 parts) the calls run vLLM's GRPO and the unsloth path; peft4bit and shape, already
-    in smoke-h200.json, give way."""
+    up to more. The market section (the t4_market recipe cut, never yet run on a GPU) goes first in the second call;
+    peft4bit and shape, already in smoke-h200.json, take the time it leaves and are recorded as skipped without it. With
+    vLLM staged (17 parts) the calls run vLLM's GRPO and the unsloth path; market, peft4bit and shape give way."""
     unpack = f"python3 tools/gpu_smoke.py unpack --dir {stage_dir}"
     calls = [{"carry": [f"{stage_dir}/manifest.json", f"{stage_dir}/{p['name']}"], "command": unpack, "timeout_s": 60}
              for p in manifest["parts"]]
     run = "PYTHONUNBUFFERED=1 python3 tools/gpu_smoke.py run --out \"$OUT\" --sections {} --budget-s {}"
-    first, *later = [("vllm", 300), ("unsloth", 300)] if "vllm" in manifest.get("groups", []) else [("unsloth", 300), ("peft4bit,vllm,shape", 320)]
+    first, *later = [("vllm", 300), ("unsloth", 300)] if "vllm" in manifest.get("groups", []) else [("unsloth", 300), ("market,peft4bit,vllm,shape", 320)]
     calls[-1]["command"] = f"{unpack} && {run.format(*first)}"; calls[-1]["timeout_s"] = first[1] + 40
     for sections, budget in later:
         calls.append({"carry": [f"{stage_dir}/manifest.json"], "command": run.format(sections, budget), "timeout_s": budget + 40})
@@ -274,19 +275,22 @@ def install(wheels: Path, site: Path) -> dict:
 
 
 # ------------------------------------------------------------------------------------------------- what runs
-SECTIONS = ("unsloth", "peft4bit", "vllm", "shape")   # unsloth: with a kill during SFT and a resume
+SECTIONS = ("unsloth", "peft4bit", "market", "vllm", "shape")   # unsloth: with a kill during SFT and a resume; market: t4_market
+SMOKE_TASK = {"bazaar": "single_deal", "market": "single_trade"}   # the one task a cut recipe trains and evaluates, per arena
+RECIPE_ARENA = {"t4": "bazaar", "t4_market": "market"}
 
 
 def short_recipe(steps_sft: int = 4, steps_grpo: int = 2, unsloth: bool = True, recipe: str = "t4", overrides: dict | None = None) -> str:
-    "The t4 recipe cut to a few steps, with the embedded model (the device cannot download the recipe's), as TOML text."
+    "A T4 recipe (`t4`: the bazaar, `t4_market`) cut to a few steps on one task, with the embedded model (the device cannot download the recipe's), as TOML text."
     import tomllib
     rec = tomllib.loads((ROOT / "training" / "configs" / f"{recipe}.toml").read_text())
     rec["model"] = "embedded"
     rec["sft"] = {**rec.get("sft", {}), "steps": steps_sft, "n_seeds": 2}
     rec["grpo"] = {**rec.get("grpo", {}), "steps": steps_grpo, "prompts_per_step": 1, "n_seeds": 2}
     rec["eval"] = {**rec.get("eval", {}), "seeds": 1, "split": "eval"}
-    rec["eval_tasks"] = {"bazaar": ["single_deal"]}
-    rec["grpo"]["tasks"] = {"bazaar": ["single_deal"]}
+    arena = RECIPE_ARENA.get(recipe, "bazaar")
+    rec["eval_tasks"] = {arena: [SMOKE_TASK[arena]]}
+    rec["grpo"]["tasks"] = {arena: [SMOKE_TASK[arena]]}
     rec["checkpoints"] = {"keep": 2}
     rec["profile_overrides"] = {**rec.get("profile_overrides", {}), "use_unsloth": unsloth, **(overrides or {})}
     o = rec["profile_overrides"]
@@ -315,12 +319,13 @@ def run_plan(sections=SECTIONS, work: str = str(WORK), steps_sft: int = 4, steps
     plan = []
     for name in sections:
         if name not in SECTIONS: raise ValueError(f"unknown section {name!r}; choose from {list(SECTIONS)}")
-        if name in ("unsloth", "peft4bit"):
-            unsloth = name == "unsloth"
-            params = dict(PROFILE="t4", MODEL="embedded", ARENA="bazaar", RECIPE=f"{work}/{name}.toml", OUT_DIR=f"{work}/{name}",
+        if name in ("unsloth", "peft4bit", "market"):   # market: t4_market on unsloth, Colab's T4 path, without the kill
+            unsloth, arena = name != "peft4bit", "market" if name == "market" else "bazaar"
+            params = dict(PROFILE="t4", MODEL="embedded", ARENA=arena, RECIPE=f"{work}/{name}.toml", OUT_DIR=f"{work}/{name}",
                           USE_DRIVE=False, EVAL_SEEDS=1)
-            plan.append({"section": name, "recipe": {"file": f"{work}/{name}.toml", "unsloth": unsloth, "sft": steps_sft, "grpo": steps_grpo},
-                         "params": params, "kill_after_checkpoint": 2 if unsloth else None})
+            plan.append({"section": name, "recipe": {"file": f"{work}/{name}.toml", "unsloth": unsloth, "sft": steps_sft, "grpo": steps_grpo,
+                                                     "name": "t4_market" if arena == "market" else "t4"},
+                         "params": params, "kill_after_checkpoint": 2 if name == "unsloth" else None})
         else: plan.append({"section": name})
     return plan
 
@@ -467,7 +472,7 @@ def run(out: Path, sections, budget_s: float, stage_dir: Path, steps_sft: int = 
     env = install(assemble(stage_dir), DEVICE_STAGE / "site")
     info = subprocess.run([sys.executable, str(Path(__file__).resolve()), "info"], capture_output=True, text=True, env=env)
     record = {**old, "device": json.loads(info.stdout) if info.returncode == 0 else {"error": info.stderr[-2000:]},
-              "recipe": "t4 cut to a few steps, embedded model", "runs": old.get("runs", {})}
+              "recipe": "t4 (t4_market for the market section) cut to a few steps, embedded model", "runs": old.get("runs", {})}
     def save():
         record["wall_s"] = round(time.time() - t_start, 1)
         for p in (record_path, work / "gpu_smoke.json"): p.write_text(json.dumps(record, indent=1))
@@ -479,7 +484,7 @@ def run(out: Path, sections, budget_s: float, stage_dir: Path, steps_sft: int = 
         if name == "vllm": record["runs"][name] = vllm_colocate(env, work, deadline, steps_grpo); save(); continue
         if name == "shape": record["runs"][name] = shape_timing(env, work, deadline); save(); continue
         rc = item["recipe"]; shutil.rmtree(work / name, ignore_errors=True); (work / name).mkdir(parents=True)
-        Path(rc["file"]).write_text(short_recipe(rc["sft"], rc["grpo"], rc["unsloth"]))
+        Path(rc["file"]).write_text(short_recipe(rc["sft"], rc["grpo"], rc["unsloth"], rc["name"]))
         nb = work / name / "02_train.out.ipynb"
         res = {}
         if item["kill_after_checkpoint"]:
@@ -487,7 +492,7 @@ def run(out: Path, sections, budget_s: float, stage_dir: Path, steps_sft: int = 
             res["killed_run"] = papermill(item["params"], nb, env, deadline, kill_when=first)
         res["run"] = papermill(item["params"], nb, env, deadline)
         res["times"], res["checkpoints"] = curve_times(work / name), checkpoint_sizes(work / name)
-        summ = work / name / "eval" / "bazaar" / "summary.json"
+        summ = work / name / "eval" / item["params"]["ARENA"] / "summary.json"
         if summ.exists(): res["eval"] = [{k: r.get(k) for k in ("policy", "n", "reward_mean", "deal_rate", "valid_json_rate")} for r in json.loads(summ.read_text())["rows"]]
         res["resumed"] = any(e["event"] == "resume" for t in res["times"].values() for e in t["events"]) if item["kill_after_checkpoint"] else None
         res["status"] = "ok" if res["run"]["rc"] == 0 and (not item["kill_after_checkpoint"] or res["resumed"]) else "failed"
