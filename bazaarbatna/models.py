@@ -10,10 +10,11 @@ import contextlib, importlib.util, json, os, re, shutil, time, uuid
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['EMBEDDED', 'EMBEDDED_MODULE', 'INSTALL_HINT', 'END_OF_TURN_TOKENS', 'GEN_STATS', 'EmbeddedModelMissing',
-           'embedded_gguf', 'cache_dir', 'embedded_model_dir', 'resolve_model', 'load_model', 'template_end_of_turn',
-           'end_of_turn_ids', 'is_checkpointing', 'set_checkpointing', 'checkpointing_off', 'generation_mode',
-           'json_stop', 'reset_gen_stats', 'cache_kwarg', 'reply_ids', 'chat_generate']
+__all__ = ['EMBEDDED', 'EMBEDDED_MODULE', 'INSTALL_HINT', 'CPU_MMAP_THRESHOLD', 'CPU_TRIM_THRESHOLD', 'END_OF_TURN_TOKENS',
+           'GEN_STATS', 'EmbeddedModelMissing', 'embedded_gguf', 'cache_dir', 'embedded_model_dir', 'resolve_model',
+           'load_model', 'steady_cpu_allocator', 'template_end_of_turn', 'end_of_turn_ids', 'is_checkpointing',
+           'set_checkpointing', 'checkpointing_off', 'generation_mode', 'json_stop', 'reset_gen_stats', 'cache_kwarg',
+           'reply_ids', 'chat_generate']
 
 # %% ../nbs/01_models.ipynb #2913d148
 EMBEDDED = "embedded"
@@ -81,6 +82,7 @@ def load_model(name: str = EMBEDDED,  # "embedded", a HF hub id, or a local fold
     from transformers import AutoModelForCausalLM, AutoTokenizer
     path = resolve_model(name)
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cpu": steady_cpu_allocator()   # below: decoding grows tensors step by step
     if dtype is None:
         dtype = torch.float32 if device == "cpu" else (torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16)   # a T4 emulates bf16, slowly
     try:
@@ -93,6 +95,25 @@ def load_model(name: str = EMBEDDED,  # "embedded", a HF hub id, or a local fold
     model.generation_config.pad_token_id = tok.pad_token_id
     model.train(for_training)
     return model, tok
+
+# %% ../nbs/01_models.ipynb #c81a5f09
+_MALLOPT = {"M_TRIM_THRESHOLD": -1, "M_MMAP_THRESHOLD": -3}   # glibc's <malloc.h> parameter numbers
+CPU_MMAP_THRESHOLD = 32 << 20   # the largest threshold glibc accepts on a 64-bit machine
+CPU_TRIM_THRESHOLD = 1 << 30    # freed heap kept mapped before glibc returns it to the kernel
+_STEADY: dict = {}              # what `steady_cpu_allocator` decided in this process
+
+def steady_cpu_allocator() -> bool:
+    "Fix glibc's malloc thresholds for large CPU tensors (once per process): True if they are set, False where it does not apply."
+    if "on" in _STEADY: return _STEADY["on"]
+    import ctypes, platform, sys
+    own = [k for k in os.environ if k.startswith("MALLOC_") or (k == "GLIBC_TUNABLES" and "malloc" in os.environ[k])]
+    on = False
+    if sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc" and not own:
+        mallopt = ctypes.CDLL(None).mallopt
+        on = bool(mallopt(_MALLOPT["M_MMAP_THRESHOLD"], CPU_MMAP_THRESHOLD)) and bool(mallopt(_MALLOPT["M_TRIM_THRESHOLD"], CPU_TRIM_THRESHOLD))
+    _STEADY.update(on=on, why="set" if on else f"left to {own}" if own else "not glibc on Linux")
+    return on
+
 
 # %% ../nbs/01_models.ipynb #f54603f9
 END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>",
