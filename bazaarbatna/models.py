@@ -10,9 +10,9 @@ import contextlib, importlib.util, json, os, re, shutil, time, uuid
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['EMBEDDED', 'EMBEDDED_MODULE', 'INSTALL_HINT', 'CPU_MMAP_THRESHOLD', 'CPU_TRIM_THRESHOLD', 'END_OF_TURN_TOKENS',
-           'GEN_STATS', 'EmbeddedModelMissing', 'embedded_gguf', 'cache_dir', 'embedded_model_dir', 'resolve_model',
-           'load_model', 'steady_cpu_allocator', 'template_end_of_turn', 'end_of_turn_ids', 'is_checkpointing',
+__all__ = ['EMBEDDED', 'EMBEDDED_MODULE', 'INSTALL_HINT', 'CPU_ATTENTION', 'END_OF_TURN_TOKENS', 'GEN_STATS',
+           'EmbeddedModelMissing', 'embedded_gguf', 'cache_dir', 'embedded_model_dir', 'resolve_model', 'load_model',
+           'cpu_gqa_sdpa', 'use_cpu_attention', 'template_end_of_turn', 'end_of_turn_ids', 'is_checkpointing',
            'set_checkpointing', 'checkpointing_off', 'generation_mode', 'json_stop', 'reset_gen_stats', 'cache_kwarg',
            'reply_ids', 'chat_generate']
 
@@ -82,7 +82,6 @@ def load_model(name: str = EMBEDDED,  # "embedded", a HF hub id, or a local fold
     from transformers import AutoModelForCausalLM, AutoTokenizer
     path = resolve_model(name)
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    if device == "cpu": steady_cpu_allocator()   # below: decoding grows tensors step by step
     if dtype is None:
         dtype = torch.float32 if device == "cpu" else (torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16)   # a T4 emulates bf16, slowly
     try:
@@ -93,26 +92,32 @@ def load_model(name: str = EMBEDDED,  # "embedded", a HF hub id, or a local fold
     if tok.pad_token is None: tok.pad_token = tok.eos_token
     tok.padding_side = "left"
     model.generation_config.pad_token_id = tok.pad_token_id
+    if device == "cpu": use_cpu_attention(model)   # grouped-query decoding without copying the cache
     model.train(for_training)
     return model, tok
 
-# %% ../nbs/01_models.ipynb #c81a5f09
-_MALLOPT = {"M_TRIM_THRESHOLD": -1, "M_MMAP_THRESHOLD": -3}   # glibc's <malloc.h> parameter numbers
-CPU_MMAP_THRESHOLD = 32 << 20   # the largest threshold glibc accepts on a 64-bit machine
-CPU_TRIM_THRESHOLD = 1 << 30    # freed heap kept mapped before glibc returns it to the kernel
-_STEADY: dict = {}              # what `steady_cpu_allocator` decided in this process
+# %% ../nbs/01_models.ipynb #f1c3d5e7
+CPU_ATTENTION = "sdpa_cpu_gqa"   # the name `cpu_gqa_sdpa` is registered under (attention and its mask)
 
-def steady_cpu_allocator() -> bool:
-    "Fix glibc's malloc thresholds for large CPU tensors (once per process): True if they are set, False where it does not apply."
-    if "on" in _STEADY: return _STEADY["on"]
-    import ctypes, platform, sys
-    own = [k for k in os.environ if k.startswith("MALLOC_") or (k == "GLIBC_TUNABLES" and "malloc" in os.environ[k])]
-    on = False
-    if sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc" and not own:
-        mallopt = ctypes.CDLL(None).mallopt
-        on = bool(mallopt(_MALLOPT["M_MMAP_THRESHOLD"], CPU_MMAP_THRESHOLD)) and bool(mallopt(_MALLOPT["M_TRIM_THRESHOLD"], CPU_TRIM_THRESHOLD))
-    _STEADY.update(on=on, why="set" if on else f"left to {own}" if own else "not glibc on Linux")
-    return on
+def cpu_gqa_sdpa(module, query, key, value, attention_mask, dropout: float = 0.0, scaling=None, is_causal=None, **kwargs):
+    "transformers' `sdpa` attention, but a masked grouped-query forward without gradients on the CPU reads the key/value heads in place."
+    import torch
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+    if (attention_mask is None or query.device.type != "cpu" or torch.is_grad_enabled() or getattr(module, "num_key_value_groups", 1) == 1
+            or kwargs.get("position_bias") is not None or kwargs.get("output_attentions")):
+        return sdpa_attention_forward(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, is_causal=is_causal, **kwargs)
+    out = torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=attention_mask, dropout_p=dropout,
+                                                           scale=scaling, enable_gqa=True)   # with a mask `sdpa` is never causal
+    return out.transpose(1, 2).contiguous(), None
+
+def use_cpu_attention(model) -> bool:
+    "Switch `model` from `sdpa` to `cpu_gqa_sdpa` (registered on first use); True if it now uses it."
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+    if CPU_ATTENTION not in AttentionInterface._global_mapping:
+        AttentionInterface.register(CPU_ATTENTION, cpu_gqa_sdpa); AttentionMaskInterface.register(CPU_ATTENTION, sdpa_mask)
+    if getattr(model.config, "_attn_implementation", None) == "sdpa": model.set_attn_implementation(CPU_ATTENTION)
+    return model.config._attn_implementation == CPU_ATTENTION
 
 
 # %% ../nbs/01_models.ipynb #f54603f9

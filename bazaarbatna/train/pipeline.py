@@ -491,7 +491,7 @@ def bench_rollout(arena: str = "bazaar", model: str = "embedded", task: str | No
     from bazaarbatna.arenas import get_arena
     from bazaarbatna.agents import LLMPolicy, rollout_batch
     from bazaarbatna.evaluate import EVAL_SEEDS
-    from bazaarbatna.models import GEN_STATS, reset_gen_stats, _STEADY
+    from bazaarbatna.models import GEN_STATS, reset_gen_stats
     if threads:
         import torch; torch.set_num_threads(threads)
     task = task or next(iter(get_arena(arena).TASKS))
@@ -517,7 +517,7 @@ def bench_rollout(arena: str = "bazaar", model: str = "embedded", task: str | No
     import torch
     return {"arena": arena, "task": task, "model": model, "max_new_tokens": max_new_tokens, "compact": compact,
             "stop_at_json": pol.stop_at_json, "torch_threads": torch.get_num_threads(),
-            "steady_cpu_allocator": _STEADY.get("why"),   # `models.steady_cpu_allocator`: None off the CPU
+            "attention": pol.model.config._attn_implementation,   # `models.CPU_ATTENTION` on the CPU
             "sequential": sq, "batched": bt,
             "speedup": round(bt["episodes_per_s"] / sq["episodes_per_s"], 2),
             "speedup_steps": round(bt["steps_per_s"] / sq["steps_per_s"], 2), "target": 5.0,
