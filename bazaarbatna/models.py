@@ -111,11 +111,10 @@ def cpu_gqa_sdpa(module, query, key, value, attention_mask, dropout: float = 0.0
     return out.transpose(1, 2).contiguous(), None
 
 def use_cpu_attention(model) -> bool:
-    "Switch `model` from `sdpa` to `cpu_gqa_sdpa` (registered on first use); True if it now uses it."
+    "Switch `model` from `sdpa` to `cpu_gqa_sdpa` (registered, with `sdpa`'s masks, under `CPU_ATTENTION`); True if it now uses it."
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
-    if CPU_ATTENTION not in AttentionInterface._global_mapping:
-        AttentionInterface.register(CPU_ATTENTION, cpu_gqa_sdpa); AttentionMaskInterface.register(CPU_ATTENTION, sdpa_mask)
+    AttentionInterface.register(CPU_ATTENTION, cpu_gqa_sdpa); AttentionMaskInterface.register(CPU_ATTENTION, sdpa_mask)   # idempotent
     if getattr(model.config, "_attn_implementation", None) == "sdpa": model.set_attn_implementation(CPU_ATTENTION)
     return model.config._attn_implementation == CPU_ATTENTION
 

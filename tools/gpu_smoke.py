@@ -277,7 +277,7 @@ def install(wheels: Path, site: Path) -> dict:
 # ------------------------------------------------------------------------------------------------- what runs
 SECTIONS = ("unsloth", "peft4bit", "market", "vllm", "shape")   # unsloth: with a kill during SFT and a resume; market: t4_market
 SMOKE_TASK = {"bazaar": "single_deal", "market": "single_trade"}   # the one task a cut recipe trains and evaluates, per arena
-RECIPE_ARENA = {"t4": "bazaar", "t4_market": "market"}
+SMOKE_RECIPE = {"bazaar": "t4", "market": "t4_market"}              # the T4 recipe each arena's sections cut
 
 
 def short_recipe(steps_sft: int = 4, steps_grpo: int = 2, unsloth: bool = True, recipe: str = "t4", overrides: dict | None = None) -> str:
@@ -287,8 +287,8 @@ def short_recipe(steps_sft: int = 4, steps_grpo: int = 2, unsloth: bool = True, 
     rec["model"] = "embedded"
     rec["sft"] = {**rec.get("sft", {}), "steps": steps_sft, "n_seeds": 2}
     rec["grpo"] = {**rec.get("grpo", {}), "steps": steps_grpo, "prompts_per_step": 1, "n_seeds": 2}
+    arena = next(iter(rec["grpo"].get("tasks") or {"bazaar": None}))   # the arena the recipe trains
     rec["eval"] = {**rec.get("eval", {}), "seeds": 1, "split": "eval"}
-    arena = RECIPE_ARENA.get(recipe, "bazaar")
     rec["eval_tasks"] = {arena: [SMOKE_TASK[arena]]}
     rec["grpo"]["tasks"] = {arena: [SMOKE_TASK[arena]]}
     rec["checkpoints"] = {"keep": 2}
@@ -324,7 +324,7 @@ def run_plan(sections=SECTIONS, work: str = str(WORK), steps_sft: int = 4, steps
             params = dict(PROFILE="t4", MODEL="embedded", ARENA=arena, RECIPE=f"{work}/{name}.toml", OUT_DIR=f"{work}/{name}",
                           USE_DRIVE=False, EVAL_SEEDS=1)
             plan.append({"section": name, "recipe": {"file": f"{work}/{name}.toml", "unsloth": unsloth, "sft": steps_sft, "grpo": steps_grpo,
-                                                     "name": "t4_market" if arena == "market" else "t4"},
+                                                     "name": SMOKE_RECIPE[arena]},
                          "params": params, "kill_after_checkpoint": 2 if name == "unsloth" else None})
         else: plan.append({"section": name})
     return plan
