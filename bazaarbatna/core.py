@@ -15,7 +15,7 @@ __all__ = ['ERROR_CODES', 'JSON_KINDS', 'INVALID_ACTION_PENALTY', 'MAX_INVALID_A
            'episode_seed', 'sub_seed', 'ActionError', 'short_repr', 'is_text', 'extract_json', 'int_digits', 'num_text',
            'ladder_price', 'Field', 'Refused', 'ActionSchema', 'whole', 'real', 'pair', 'one_of', 'names_from',
            'check_config', 'task_with', 'StepResult', 'Env', 'Policy', 'rounds_left', 'outcome_line', 'Turn',
-           'Transcript', 'canonical_json', 'version_hash', 'sample_action', 'gym_view', 'interpreter']
+           'Transcript', 'canonical_json', 'version_hash', 'sample_action', 'gym_view', 'patch', 'interpreter']
 
 # %% ../nbs/00_core.ipynb #ef073422
 _new_random, _seed_mt, _sha512 = random.Random.__new__, random.Random.__mro__[1].seed, hashlib.sha512
@@ -498,6 +498,21 @@ def gym_view(env: Env,                       # any env of the `Env` protocol
             t = getattr(self.env, "transcript", None)
             return t.to_markdown() if t is not None else ""
     return GymView()
+
+# %% ../nbs/00_core.ipynb #bcb1ea9b
+import builtins, typing
+
+def patch(f):
+    "Decorator: add `f` to the class of its first parameter's annotation (each class of a union `A | B`)."
+    ann = getattr(f, "__annotations__", None)
+    if not ann: raise TypeError(f"@patch needs the first parameter of `{f.__name__}` annotated with its class")
+    glb = f.__globals__
+    cls = next(iter(ann.values()))
+    while isinstance(cls, str): cls = eval(cls, glb)   # `from __future__ import annotations` keeps annotations as text
+    classes = typing.get_args(cls) or (cls,)
+    for c in classes: setattr(c, f.__name__, f)
+    if len(classes) == 1: f.__qualname__ = f"{classes[0].__name__}.{f.__name__}"
+    return glb.get(f.__name__, builtins.__dict__.get(f.__name__))
 
 # %% ../nbs/00_core.ipynb #11a07ad3
 def interpreter() -> dict:

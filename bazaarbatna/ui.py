@@ -10,8 +10,7 @@ import functools, html, json, math, re, subprocess, sys, tempfile, time, traceba
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from fastcore.basics import patch
-from .core import ActionError, ActionSchema, Field, Transcript, Turn, TURN_ARGS, num_text, rounds_left
+from .core import patch, ActionError, ActionSchema, Field, Transcript, Turn, TURN_ARGS, num_text, rounds_left
 
 # %% auto #0
 __all__ = ['SIGNAL_COLORS', 'DEFAULT_TELL_COLOR', 'REASONS', 'CURRENCY_SIGNS', 'PALETTE', 'SPEAKER_COLORS', 'HIDDEN_KEYS',

@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from fastcore.basics import patch
-from ..core import ActionError, StepResult, Transcript, Turn, make_rng, version_hash, episode_seed
+from ..core import patch, ActionError, StepResult, Transcript, Turn, make_rng, version_hash, episode_seed
 from .env import TASKS, TaskConfig, BazaarEnv
 from .sellers import ceil_tick, format_price
 

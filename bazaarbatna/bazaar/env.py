@@ -8,8 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/bazaar_env.html.md"""
 from __future__ import annotations
 import math, time
 from dataclasses import dataclass, field, asdict, replace
-from fastcore.basics import patch
-from ..core import (interpreter, ActionSchema, Field, ActionError, StepResult, Transcript, Turn, make_rng, version_hash,
+from ..core import (patch, interpreter, ActionSchema, Field, ActionError, StepResult, Transcript, Turn, make_rng, version_hash,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, gym_view, is_text,
                               check_config, whole, real, pair, one_of, names_from, episode_seed, task_with)
 from .catalog import listings_in, nice_round

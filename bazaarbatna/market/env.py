@@ -7,11 +7,11 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_env.html.md"""
 # %% ../../nbs/23_market_env.ipynb #e7fefcc3
 from __future__ import annotations
 import copy, math, pickle, random, time
-from fastcore.basics import patch
 from dataclasses import dataclass, asdict, field
-from ..core import (interpreter, make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
+from ..core import (patch, interpreter, make_rng, ActionError, ActionSchema, Field, StepResult, Transcript, Turn,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, version_hash, is_text,
                               check_config, whole, real, pair, names_from, episode_seed, task_with)
+from ..engine import engine_summary
 from .world import *
 from .world import World, Block, Lab, Job, Offer, Coalition, _trunc, _alive, _round, _new
 from .opponents import (act as opponent_act, respond, consent, on_join, pitch, SELL_MARGIN, BUY_FACTOR,
@@ -985,7 +985,7 @@ def fork(self: MarketEnv) -> MarketEnv:
 def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = "expert",
                 fresh: bool = True,  # a new env per episode (`make_env`, as the anchors measure); False: one env, reset
                ) -> dict:
-    "Env steps/s over whole episodes with a built-in policy on one core."
+    "Env steps/s over whole episodes with a built-in policy on one core (`engine`: compiled or pure, `engine.engine_summary`)."
     from bazaarbatna.market.policies import POLICIES
     env, pol = make_env(task, 0), POLICIES[policy](0)
     steps = episodes = 0
@@ -1004,4 +1004,4 @@ def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = 
     cps = round(steps / max(cpu, 1e-9), 1)
     return {"steps_per_s": round(steps / dt, 1), "cpu_steps_per_s": cps, "steps_per_cpu_s": cps,   # the bazaar bench's name too
             "episodes": episodes, "steps": steps, "seconds": round(dt, 3),
-            "task": task, "policy": policy, "fresh_env": fresh, "interpreter": interpreter()}
+            "task": task, "policy": policy, "fresh_env": fresh, "interpreter": interpreter(), "engine": engine_summary()}

@@ -8,8 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/market_policies.html.md"""
 from __future__ import annotations
 import copy, functools, json, math, random
 from operator import itemgetter
-from fastcore.basics import patch
-from ..core import make_rng
+from ..core import patch, make_rng
 from .env import make_env, TASKS
 from .world import _round, MISSED_DEADLINE
 

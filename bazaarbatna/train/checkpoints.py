@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, os, re, shutil, time
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from fastcore.basics import patch
+from ..core import patch
 from transformers import TrainerCallback
 
 # %% auto #0
