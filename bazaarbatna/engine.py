@@ -1,4 +1,4 @@
-"""The market's hot modules run compiled by Cython where the install could compile them, and as pure Python otherwise, with the same results bit for bit.
+"""The arenas' hot modules run compiled by Cython where the install could compile them, and as pure Python otherwise, with the same results bit for bit.
 
 Docs: https://bazaarbatna.github.io/bazaarbatna/engine.html.md"""
 
@@ -9,7 +9,9 @@ from __future__ import annotations
 import hashlib, importlib.abc, importlib.machinery, importlib.util, json, os, sys
 from pathlib import Path
 
-COMPILED_MODULES = ("bazaarbatna.market.world", "bazaarbatna.market.opponents", "bazaarbatna.market.judge",
+COMPILED_MODULES = ("bazaarbatna.bazaar.catalog", "bazaarbatna.bazaar.tells", "bazaarbatna.bazaar.sellers",
+                    "bazaarbatna.bazaar.env", "bazaarbatna.bazaar.policies",
+                    "bazaarbatna.market.world", "bazaarbatna.market.opponents", "bazaarbatna.market.judge",
                     "bazaarbatna.market.env", "bazaarbatna.market.policies")
 CYTHON_DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
 PURE_ENV = "BAZAARBATNA_PURE"   # "1": install without compiling, or run the pure-Python modules of a compiled install
@@ -69,17 +71,18 @@ def install() -> None:
     "Route the imports of `COMPILED_MODULES` through `engine_choice` (idempotent)."
     if not any(isinstance(f, _EngineFinder) for f in sys.meta_path): sys.meta_path.insert(0, _EngineFinder())
 
-def engine_status() -> dict:
-    "How each of `COMPILED_MODULES` runs in this process: \"compiled\", \"pure: <why>\", or \"not imported\"."
+def engine_status(package: str = "bazaarbatna") -> dict:
+    "How each of `COMPILED_MODULES` under `package` runs in this process: \"compiled\", \"pure: <why>\", or \"not imported\"."
     out = {}
     for name in COMPILED_MODULES:
+        if not name.startswith(package + "."): continue
         m = sys.modules.get(name)
         if m is None: out[name] = "not imported"; continue
         compiled = isinstance(getattr(m, "__loader__", None), importlib.machinery.ExtensionFileLoader)
         out[name] = "compiled" if compiled else "pure: " + str(_CHOICES.get(name, ("pure", "imported before the engine's finder"))[1])
     return out
 
-def engine_summary() -> str:
-    "One word for a benchmark's record: \"compiled\" when every imported engine module is, \"pure\" when none is, else \"mixed\"."
-    kinds = {v.split(":")[0] for v in engine_status().values() if v != "not imported"}
+def engine_summary(package: str = "bazaarbatna") -> str:
+    "One word for a benchmark's record: \"compiled\" when every imported engine module under `package` is, \"pure\" when none is, else \"mixed\"."
+    kinds = {v.split(":")[0] for v in engine_status(package).values() if v != "not imported"}
     return "compiled" if kinds == {"compiled"} else "pure" if kinds <= {"pure"} else "mixed"

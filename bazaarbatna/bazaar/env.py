@@ -8,6 +8,7 @@ Docs: https://bazaarbatna.github.io/bazaarbatna/bazaar_env.html.md"""
 from __future__ import annotations
 import math, time
 from dataclasses import dataclass, field, asdict, replace
+from ..engine import engine_summary
 from ..core import (patch, interpreter, ActionSchema, Field, ActionError, StepResult, Transcript, Turn, make_rng, version_hash,
                               INVALID_ACTION_PENALTY, MAX_INVALID_ACTIONS, gym_view, is_text,
                               check_config, whole, real, pair, one_of, names_from, episode_seed, task_with)
@@ -726,4 +727,5 @@ def bench_steps(seconds: float = 2.0,         # how long to time each buyer
     if expert: out["expert"] = _bench_one(task, expert, seconds, warmup, fresh)
     if simple: out["simple"] = _bench_one(task, simple, seconds, warmup, fresh)
     out["interpreter"] = interpreter()
+    out["engine"] = engine_summary("bazaarbatna.bazaar")   # its modules compiled or pure (`engine`)
     return out

@@ -985,7 +985,7 @@ def fork(self: MarketEnv) -> MarketEnv:
 def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = "expert",
                 fresh: bool = True,  # a new env per episode (`make_env`, as the anchors measure); False: one env, reset
                ) -> dict:
-    "Env steps/s over whole episodes with a built-in policy on one core (`engine`: compiled or pure, `engine.engine_summary`)."
+    "Env steps/s over whole episodes with a built-in policy on one core (`engine`: its modules compiled or pure, `engine.engine_summary`)."
     from bazaarbatna.market.policies import POLICIES
     env, pol = make_env(task, 0), POLICIES[policy](0)
     steps = episodes = 0
@@ -1004,4 +1004,4 @@ def bench_steps(seconds: float = 2.0, task: str = "market_round", policy: str = 
     cps = round(steps / max(cpu, 1e-9), 1)
     return {"steps_per_s": round(steps / dt, 1), "cpu_steps_per_s": cps, "steps_per_cpu_s": cps,   # the bazaar bench's name too
             "episodes": episodes, "steps": steps, "seconds": round(dt, 3),
-            "task": task, "policy": policy, "fresh_env": fresh, "interpreter": interpreter(), "engine": engine_summary()}
+            "task": task, "policy": policy, "fresh_env": fresh, "interpreter": interpreter(), "engine": engine_summary("bazaarbatna.market")}
