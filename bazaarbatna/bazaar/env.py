@@ -529,37 +529,21 @@ def make_env(task: str = "single_deal",  # a name in `TASKS`
     return BazaarEnv(task_with(TASKS, task, "bazaar", **overrides), seed=seed, seller=seller)
 
 # %% ../../nbs/13_bazaar_env.ipynb #9e34c5be
-def _render_seller(obs: dict) -> str:
-    "A concise text view of a human seller's observation (`HumanSellerEnv`)."
-    cur = obs.get("currency", "INR")
-    f = lambda p: format_price(p, cur) if isinstance(p, (int, float)) else "—"
-    it = obs.get("item", {})
-    lines = [f"Item: {it.get('title', '?')} ({it.get('category', '?')}, {it.get('condition', '?')}; MRP {f(it.get('mrp'))})",
-             f"Your reservation: {f(obs.get('reservation'))}. Your ask: {f(obs.get('ask'))} (opened at {f(obs.get('opening_ask'))}); bonus cap {obs.get('bonus_cap', 0):.1f}.",
-             f"Buyer offers {f(obs.get('offer'))}.",
-             f"Round {obs.get('round', 0)} of {obs.get('max_rounds', '?')} ({obs.get('rounds_left', '?')} left)."]
-    lines.append("Buyer's offers: " + (", ".join(f(p) for p in obs.get("buyer_offers", [])) or "none yet"))
-    lines.append("Your asks: " + ", ".join(f(p) for p in obs.get("seller_offers", [])))
-    for d in obs.get("dialogue", []):
-        price = f" [{d['action']} {f(d['price'])}]" if d.get("price") is not None else f" [{d['action']}]"
-        lines.append(f"  {d['speaker']}: {d.get('message') or ''}{price}")
-    if obs.get("last_error"): lines.append(f"Your last action was invalid: {obs['last_error']['message']}")
-    return "\n".join(lines)
-
 def render_observation(obs: dict) -> str:
-    "A concise text view of a buyer (or seller) observation."
-    if obs.get("role") == "seller": return _render_seller(obs)
+    "A concise text view of a buyer's observation, or of a human seller's (`HumanSellerEnv`: role \"seller\", who sees its reservation)."
     cur = obs.get("currency", "INR")
     f = lambda p: format_price(p, cur) if isinstance(p, (int, float)) else "—"
-    it = obs.get("item", {})
-    lines = [f"Item: {it.get('title', '?')} ({it.get('category', '?')}, {it.get('condition', '?')}; MRP {f(it.get('mrp'))})",
-             f"Seller asks {f(obs.get('ask'))} (opened at {f(obs.get('opening_ask'))}). Your budget: {f(obs.get('budget'))}.",
-             f"Round {obs.get('round', 0)} of {obs.get('max_rounds', '?')} ({obs.get('rounds_left', '?')} left)."]
+    it, seller = obs.get("item", {}), obs.get("role") == "seller"
+    lines = [f"Item: {it.get('title', '?')} ({it.get('category', '?')}, {it.get('condition', '?')}; MRP {f(it.get('mrp'))})"]
+    if seller: lines += [f"Your reservation: {f(obs.get('reservation'))}. Your ask: {f(obs.get('ask'))} (opened at {f(obs.get('opening_ask'))}); bonus cap {obs.get('bonus_cap', 0):.1f}.",
+                         f"Buyer offers {f(obs.get('offer'))}."]
+    else: lines.append(f"Seller asks {f(obs.get('ask'))} (opened at {f(obs.get('opening_ask'))}). Your budget: {f(obs.get('budget'))}.")
+    lines.append(f"Round {obs.get('round', 0)} of {obs.get('max_rounds', '?')} ({obs.get('rounds_left', '?')} left).")
     if obs.get("deadline"): lines.append(f"Private deadline: close by round {obs['deadline']} or the deal loses value.")
     if obs.get("bidders"): lines.append(f"{obs['bidders'] - 1} rival buyers are bidding (sealed bids).")
     if obs.get("career"): c = obs["career"]; lines.append(f"Career: deal {c['deal_index'] + 1} of {c['n_deals']}.")
-    lines.append("Your offers: " + (", ".join(f(p) for p in obs.get("buyer_offers", [])) or "none yet"))
-    lines.append("Seller's asks: " + ", ".join(f(p) for p in obs.get("seller_offers", [])))
+    lines.append(("Buyer's offers: " if seller else "Your offers: ") + (", ".join(f(p) for p in obs.get("buyer_offers", [])) or "none yet"))
+    lines.append(("Your asks: " if seller else "Seller's asks: ") + ", ".join(f(p) for p in obs.get("seller_offers", [])))
     for d in obs.get("dialogue", []):
         price = f" [{d['action']} {f(d['price'])}]" if d.get("price") is not None else f" [{d['action']}]"
         lines.append(f"  {d['speaker']}: {d.get('message') or ''}{price}")
