@@ -3,7 +3,7 @@ compiled from: the same rewards, infos, observations and transcripts, bit for bi
 every scripted policy, hostile actions included; and the development install runs it compiled."""
 import os, subprocess, sys
 import pytest
-from bazaarbatna.engine import COMPILED_MODULES, PURE_ENV, engine_status
+from bazaarbatna.engine import PURE_ENV, engine_status, engine_summary
 
 # One process per engine: the finder picks compiled or pure at import. Every fourth step also sends a hostile action
 # (not JSON, a huge integer, a non-ASCII digit in a lab id, a lone surrogate) so the error paths are compared too.
@@ -40,20 +40,20 @@ def _play(pure: bool, seeds: int = 40) -> list:
     assert r.returncode == 0, r.stderr[-3000:]
     return r.stdout.split()
 
-def _compiled_here() -> bool:
-    return os.environ.get(PURE_ENV) != "1" and all(v == "compiled" for v in engine_status().values() if v != "not imported")
+def _import_engine_modules():
+    from bazaarbatna import arenas
+    for arena in ("bazaar", "market"): arenas.make_policy(arena, "expert"); arenas.make_env(arena, next(iter(arenas.list_tasks(arena))))
 
 def test_the_development_install_runs_the_engine_compiled():
     if os.environ.get(PURE_ENV) == "1": pytest.skip(f"{PURE_ENV}=1: the pure-Python engine was asked for")
-    from bazaarbatna import arenas
-    for arena in ("bazaar", "market"):                           # imports every engine module
-        arenas.make_policy(arena, "expert"); arenas.make_env(arena, next(iter(arenas.list_tasks(arena))))
+    _import_engine_modules()
     st = engine_status()
     assert all(v == "compiled" for v in st.values()), (
         f"{st}: `pip install -e .` compiles the engine (it needs a C compiler; Cython comes from the build requirements)")
 
 def test_compiled_and_pure_engines_play_bit_for_bit_alike():
-    if not _compiled_here(): pytest.skip("the engine is not compiled here: nothing to compare")
+    _import_engine_modules()
+    if engine_summary() != "compiled": pytest.skip("the engine is not compiled here: nothing to compare")
     compiled, pure = _play(pure=False), _play(pure=True)
     assert compiled[0] == "compiled" and pure[0] == "pure"
     assert int(compiled[1]) > 20_000, compiled

@@ -29,7 +29,8 @@ def _build_wheel(tmp_path, pure: bool) -> zipfile.ZipFile:
         shutil.copytree(ROOT / "bazaarbatna", src / "bazaarbatna",   # without what a local build left: compiled modules, their manifest
                         ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd", "_compiled.json"))
     out = tmp_path / ("dist-pure" if pure else "dist-compiled")
-    env = {k: v for k, v in os.environ.items() if k != "BAZAARBATNA_PURE"} | ({"BAZAARBATNA_PURE": "1"} if pure else {})
+    from bazaarbatna.engine import PURE_ENV
+    env = {k: v for k, v in os.environ.items() if k != PURE_ENV} | ({PURE_ENV: "1"} if pure else {})
     r = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(out), str(src)],
                        capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
